@@ -1,0 +1,3 @@
+from dslc.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,232 @@
+"""The registry of diagnostic codes.
+
+Codes are never renumbered.  Every code has a title (SARIF rule name, one
+line), a summary and a long explanation (``dslc explain CODE``).
+Backends for other block kinds register their codes with :func:`register`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DOCS_URL = "https://dslc.dev/docs/codes#{code}"
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    code: str
+    title: str
+    summary: str
+    explanation: str = ""
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(code=self.code.lower())
+
+
+REGISTRY: dict[str, CodeInfo] = {}
+
+
+def register(code: str, title: str, summary: str, explanation: str = "") -> CodeInfo:
+    info = CodeInfo(code, title, summary, explanation.strip())
+    REGISTRY[code] = info
+    return info
+
+
+def lookup(code: str) -> CodeInfo | None:
+    return REGISTRY.get(code.upper())
+
+
+# --------------------------------------------------------------------------
+# E0xx: reading and parsing
+register("E001", "syntax-error", "The text does not follow the grammar of `.dp`.", """
+The parser met a token it did not expect.  The message says what it expected
+at that spot in words ("a guard such as `insample >= x`"), and the caret
+points at the first token that could not be read.  Only the first syntax error
+of a block is reported; the other blocks of the file are still checked.
+""")
+register("E002", "unexpected-end", "The block ends before it is complete.", """
+The file (or the block) ended while the parser still expected something,
+most often a closing `}`.  Check that every `{` has its `}`.
+""")
+register("E003", "invalid-character", "A character or token that `.dp` does not know.", """
+The lexer met a character that starts no token of the language, or a
+comment or string that is never closed.  `.dp` accepts ASCII and the Unicode
+spellings `ε ≥ ≤ ⊤ ⊥ → ′`.
+""")
+register("E004", "unreadable-file", "The file could not be read as UTF-8 text.", """
+The path does not exist, is not readable, or holds binary data (a NUL byte
+or bytes that are not UTF-8).  `.dp` files are UTF-8 text.
+""")
+register("E005", "nesting-too-deep", "Brackets or blocks are nested deeper than the limit.", """
+`dslc` accepts up to 200 levels of nested `{ }` and `( )`.  Deeper nesting
+is almost certainly a generated or damaged file; flatten the program.
+""")
+register("E006", "no-blocks", "The file holds no block to check.", """
+A `.dp` file holds one or more blocks: `automaton`, `mechanism`, `hmm`,
+`mdp` or `chain`.  This file has none (it is empty or only comments).
+""")
+register("E007", "stray-text", "Text outside of any block.", """
+Everything in a `.dp` file must be inside a block such as
+`automaton NAME { ... }` or `mechanism NAME(...) { ... }`, or a comment.
+""")
+register("E008", "invalid-number", "A number that cannot be read exactly.", """
+Numbers are integers, decimals or fractions (`3`, `0.25`, `-1/2`) and are kept
+exact.  Division by zero and exponents are not allowed.
+""")
+register("E009", "duplicate-block", "Two blocks of one file have the same name.", """
+Block names identify results in the JSON output and in editors; each block of
+a file needs its own name.
+""")
+
+# --------------------------------------------------------------------------
+# E1xx: not a DiPA
+register("E101", "unknown-state", "A transition goes to a state that is not declared.", """
+Every transition target of an `automaton` must be a state declared with
+`state NAME ...` in the same block.
+""")
+register("E102", "duplicate-state", "A state is declared twice.", """
+State names in an `automaton` block must be unique.
+""")
+register("E103", "determinism", "A state has overlapping guards (DiPA determinism).", """
+Definition 3 (determinism): a state either has one transition with guard
+`true`, or at most one transition with `insample >= x` and at most one with
+`insample < x`.  Two transitions whose guards can hold at once make the
+automaton non-deterministic, which a DiPA cannot be.
+""")
+register("E104", "output-distinction", "Two transitions of a state cannot be told apart by their output.", """
+Definition 3 (output distinction): the `insample >= x` and the `insample < x`
+transitions of a state must have different outputs, and at most one of them
+may output a real value (`insample` or `insample'`).  Otherwise an observer
+could not tell which branch was taken and the paper's path semantics breaks.
+""")
+register("E105", "initialization", "The first step does not store a draw with guard `true`.", """
+Definition 3 (initialization): the initial state has exactly one transition,
+its guard is `true` and it stores `insample` in `x`.  In a `mechanism`, the
+first step must be a plain assignment of a draw to the stored variable, such
+as `x := Lap(ε/2, T)`.
+""")
+register("E106", "non-input-guard", "A state that reads no input compares with `x`.", """
+Definition 3 (non-input transitions): a `noinput` state has at most one
+transition, with guard `true`.  Make the state `input`, or remove the
+comparison.
+""")
+register("E107", "rate-not-multiple-of-epsilon", "The first argument of `Lap` is not a rate `dε`.", """
+`Lap(rate, mean)` takes the RATE `dε` (density `dε/2 · e^{-dε|z-μ|}`, scale
+`1/(dε)`), a non-negative rational multiple of ε such as `ε/4`, `2ε/9`,
+`0.25*eps` or `0`.  A scale such as `2/ε` must be written as the rate `ε/2`.
+""")
+register("E108", "invalid-guard", "A guard that is not `true`, `insample >= x` or `insample < x`.", """
+Guards compare the fresh draw `insample` with the stored variable `x`.
+""")
+register("E109", "invalid-mean", "The mean of a draw is not a constant.", """
+The mean of a Laplace draw is an exact rational constant (parameters allowed);
+in a `mechanism` it may also be the value read in the same step plus a
+constant (`Lap(ε/4, q + 1)`).
+""")
+register("E110", "two-comparisons", "One step compares with the stored variable twice.", """
+A DiPA step makes at most one comparison of its fresh draw with the stored
+variable.  Split the step: produce an output after the first comparison, so
+that the second comparison starts a new step with a fresh draw.
+""")
+register("E111", "comparison-not-with-stored", "A comparison that is not `fresh draw` vs `stored variable`.", """
+Conditions in a `mechanism` compare the draw of the current step
+(`Lap(...)` or a variable holding it) with the one stored variable.  Compare
+with the stored variable, or store the other value first.
+""")
+register("E112", "second-stored-variable", "The mechanism remembers two values across steps.", """
+A DiPA has exactly one stored variable.  Keep one noisy value across steps,
+for example by comparing every fresh draw with the same threshold variable.
+""")
+register("E113", "value-used-across-steps", "A read value or a draw is used after its step ended.", """
+Reads and draws live for one step (up to the step's output).  Only the
+stored variable outlives a step.  Draw afresh in the later step, or store the
+draw with `x := s` in the step that made it.
+""")
+register("E114", "two-reads", "One step reads two inputs.", """
+A step reads at most one input.  Produce an output (ending the step) before
+reading again.
+""")
+register("E115", "mean-not-input-plus-constant", "A draw's mean is not `input + constant`.", """
+In an input step, a draw is centred on the value read in that step plus a
+constant: `Lap(ε, q)`, `Lap(ε, q + 1)`.  The input cannot be scaled and the
+draw cannot ignore the value read.
+""")
+register("E116", "silent-loop", "A loop can run forever without reading, drawing or output.", """
+Each iteration of a `loop` must take at least one step (read, draw or output);
+otherwise the program would spin without end.
+""")
+register("E117", "stored-overwritten-before-compare", "The stored variable is overwritten before the step compares with it.", """
+In a DiPA step the comparison uses the old stored value and the assignment
+`x := insample` happens with the output.  Move the assignment after the
+comparison, into the branch that should store.
+""")
+register("E118", "unsupported-construct", "A statement or expression the DiPA fragment cannot express.", """
+`mechanism` programs are lowered to DiP automata.  Only draws, reads, one
+stored variable, comparisons of the draw with it, outputs of symbols or of the
+draws, `loop`, `break` and `halt` are available.
+""")
+register("E119", "unknown-name", "A name that is not defined.", """
+Names in a `mechanism` are its parameters (which need a value, `T = 0`),
+variables assigned earlier in the same step, or the stored variable.
+""")
+register("E120", "conflicting-second-draw", "The branches of a step output different second draws.", """
+A DiPA state samples one `insample'` distribution; both branches of a step
+must use the same `Lap(rate, mean)` when they output a second draw.
+""")
+register("E121", "break-outside-loop", "`break` outside of a `loop`.", """
+`break` leaves the innermost `loop`; use `halt` to stop the mechanism.
+""")
+
+# --------------------------------------------------------------------------
+# DPxxx: privacy violations
+register("DP001", "leaking-cycle", "A reachable cycle stores a draw and later compares with it.", """
+Definition 6 of the DiPA paper: a leaking cycle is a cycle with an assignment
+transition (`store`, `x := s`) followed by a transition whose guard compares
+with `x`.  Each turn of the loop compares a fresh noisy value with the last
+one, so an adversary choosing adjacent inputs gains a constant factor of
+probability per turn: the privacy loss grows without bound with the number
+of iterations (Lemma 6).  No constant d makes the mechanism dε-private.
+
+Fix: keep the compared value fixed inside the loop (store only outside the
+loop, as the sparse vector technique does), or leave the loop after storing.
+""")
+register("DP002", "leaking-pair", "An L-cycle and a G-cycle are connected so both outcomes repeat.", """
+Definition 8: a leaking pair is an L-cycle (a loop with an `insample < x`
+transition) from which a G-cycle (`insample >= x`) is reachable along a path
+whose assignments all have guard `insample >= x` (an AG-path), or the mirror
+case.  Whatever the stored threshold is, one of the two loops lets an
+adversary gain a constant factor per iteration (Lemma 7).
+
+Fix: after the first `insample >= x` outcome, stop (`halt`) or store a new
+threshold before looping on the opposite comparison.
+""")
+register("DP003", "disclosing-cycle", "A reachable cycle outputs a noisy input value.", """
+Definition 9: a cycle containing an input transition that outputs `insample`
+or `insample'` releases a fresh noisy value of the input on every turn; the
+privacy cost adds up without bound (Lemma 8).
+
+Fix: output a symbol inside the loop and release a numeric value only on a
+transition that leaves the loop.
+""")
+register("DP004", "privacy-violating-path", "A real output reveals the stored threshold next to a loop that depends on it.", """
+Definition 10: a privacy-violating path links a transition that outputs
+`insample` with a G-cycle or L-cycle through an AG- or AL-path, so that the
+released value tells which side of the stored threshold the loop ran on
+(Lemma 9).  Numeric Sparse avoids this by releasing a second, independent
+draw `insample'` instead of the compared value.
+
+Fix: output a fresh draw (`output Lap(rate, q)`) instead of the compared one.
+""")
+register("DP101", "pufferfish-violation", "An observation sequence distinguishes a secret pair by more than e^ε.", """
+The Pufferfish check found an observation sequence (and, for an `mdp`, a
+choice of actions) whose probability under one secret exceeds e^ε times its
+probability under the other secret of a protected pair.
+""")
+
+# --------------------------------------------------------------------------
+# Warnings
+register("W001", "unreachable-state", "A state cannot be reached from the initial state.", """
+Unreachable states never run; they do not affect the verdict (Definition 11
+only counts reachable cycles and paths).
+""")

@@ -1,0 +1,1 @@
+"""Renderers: they format diagnostics and results, and never analyse."""

@@ -1,0 +1,438 @@
+"""Well-formedness (Definition 11) and weight of a DiPA in linear time.
+
+This follows the proof of Corollary 4 of the DiPA paper: strongly connected
+components of the reachable transition graph give the G-/L-cycle states,
+leaking and disclosing cycles; breadth-first searches over the AG- and
+AL-subgraphs give leaking pairs and privacy-violating paths; the longest
+path in the DAG of components, weighted by the costs of critical
+transitions, gives wt(A).  Everything is iterative over flat arrays, so a
+million states neither recurse nor allocate per-edge objects.
+
+The result is data (:class:`CheckResult`); turning it into diagnostics is
+:mod:`dslc.dipa.diagnose`'s job.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import lcm
+
+from dslc.ir.dipa import DiPA, Guard, OutKind
+
+TRUE, GE, LT = 0, 1, 2
+_GUARD_CODE = {Guard.TRUE: TRUE, Guard.GE: GE, Guard.LT: LT}
+
+LEAKING_CYCLE = "DP001"
+LEAKING_PAIR = "DP002"
+DISCLOSING_CYCLE = "DP003"
+VIOLATING_PATH = "DP004"
+
+MAX_PER_KIND = 10
+
+
+@dataclass
+class Violation:
+    """One witness of a violated condition.
+
+    All lists hold transition indices.  ``prefix`` leads from the initial
+    state to the start of the witness.
+    - DP001: ``cycle`` starts with an assignment transition and contains a
+      comparison at ``compare``.
+    - DP002: ``cycle`` is the first cycle (an L-cycle if ``first_is_l``),
+      ``path`` an AG-path (AL-path) to ``cycle2``; ``path`` may be empty and
+      ``cycle2`` may equal ``cycle``.
+    - DP003: ``cycle`` contains the disclosing transition ``disclose``.
+    - DP004: ``case`` is "a", "b" or "c" (the three cases of Definition 10);
+      ``path`` is ρ; ``cycle`` is the G-/L-cycle at its end (a, b) or start (c).
+    """
+
+    kind: str
+    prefix: list[int] = field(default_factory=list)
+    cycle: list[int] = field(default_factory=list)
+    path: list[int] = field(default_factory=list)
+    cycle2: list[int] = field(default_factory=list)
+    store: int | None = None
+    compare: int | None = None
+    disclose: int | None = None
+    case: str | None = None
+    first_is_l: bool = True      # DP002: C is an L-cycle and C' a G-cycle (else the mirror)
+    g_side: bool = True          # DP004: the cycle involved is a G-cycle (else an L-cycle)
+
+
+@dataclass
+class CheckResult:
+    reachable: list[bool]
+    violations: list[Violation]
+    truncated: dict[str, int]                 # kind -> witnesses not listed
+    weight: Fraction | None                   # wt(A) when well-formed
+    critical: list[tuple[int, Fraction]]      # reachable critical transitions and costs
+    heaviest: list[int]                       # critical transitions on a heaviest path
+    on_cycle: list[bool]                      # per transition (reachable part)
+
+    @property
+    def well_formed(self) -> bool:
+        return not self.violations
+
+    @property
+    def kinds(self) -> set[str]:
+        return {v.kind for v in self.violations}
+
+
+def transition_cost(dipa: DiPA, t_index: int) -> Fraction:
+    """cost(t) of Section IV for a critical transition."""
+    t = dipa.transitions[t_index]
+    s = dipa.states[t.source]
+    if not s.is_input:
+        return Fraction(s.d)
+    cost = 2 * Fraction(s.d)
+    if t.output.kind is OutKind.INSAMPLE_PRIME:
+        cost += Fraction(s.d_prime)
+    return cost
+
+
+def check(dipa: DiPA) -> CheckResult:
+    n = len(dipa.states)
+    ts = dipa.transitions
+    m = len(ts)
+    src = [t.source for t in ts]
+    dst = [t.target for t in ts]
+    guard = [_GUARD_CODE[t.guard] for t in ts]
+    store = [t.store for t in ts]
+    out_ins = [t.output.kind is OutKind.INSAMPLE for t in ts]
+    out_real = [t.output.kind is not OutKind.SYMBOL for t in ts]
+    is_input = [s.is_input for s in dipa.states]
+
+    # CSR adjacency: out-edges of v are order[start[v]:start[v+1]]
+    start = [0] * (n + 1)
+    for s in src:
+        start[s + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    fill = start[:-1].copy()
+    order = [0] * m
+    for e in range(m):
+        s = src[e]
+        order[fill[s]] = e
+        fill[s] += 1
+
+    init = dipa.initial
+    # ---- reachability (BFS tree gives shortest prefixes)
+    reach_parent = [-2] * n          # -2 unreached, -1 root, else transition index
+    reachable = [False] * n
+    if n:
+        reach_parent[init] = -1
+        reachable[init] = True
+        queue = deque([init])
+        while queue:
+            v = queue.popleft()
+            for k in range(start[v], start[v + 1]):
+                e = order[k]
+                w = dst[e]
+                if not reachable[w]:
+                    reachable[w] = True
+                    reach_parent[w] = e
+                    queue.append(w)
+
+    def prefix_to(q: int) -> list[int]:
+        path = []
+        while reach_parent[q] >= 0:
+            e = reach_parent[q]
+            path.append(e)
+            q = src[e]
+        path.reverse()
+        return path
+
+    # ---- strongly connected components (iterative Tarjan) of the reachable part
+    comp = [-1] * n
+    comp_order: list[int] = []       # component ids in completion order (reverse topological)
+    if n:
+        index = [-1] * n
+        low = [0] * n
+        on_stack = [False] * n
+        stack: list[int] = []
+        counter = 0
+        ncomp = 0
+        index[init] = low[init] = counter
+        counter += 1
+        stack.append(init)
+        on_stack[init] = True
+        work = [(init, start[init])]
+        while work:
+            v, k = work[-1]
+            if k < start[v + 1]:
+                work[-1] = (v, k + 1)
+                w = dst[order[k]]
+                if index[w] == -1:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = True
+                    work.append((w, start[w]))
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] == index[v]:
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    comp[w] = ncomp
+                    if w == v:
+                        break
+                comp_order.append(ncomp)
+                ncomp += 1
+    ncomp = len(comp_order)
+
+    # ---- per-component facts from internal (cycle) edges
+    c_store = [-1] * ncomp       # an internal assignment edge
+    c_cmp = [-1] * ncomp         # an internal comparison edge
+    c_ge = [-1] * ncomp
+    c_lt = [-1] * ncomp
+    c_disc = [-1] * ncomp
+    on_cycle = [False] * m
+    for e in range(m):
+        s = src[e]
+        if not reachable[s]:
+            continue
+        c = comp[s]
+        if c != comp[dst[e]]:
+            continue
+        on_cycle[e] = True
+        g = guard[e]
+        if store[e] and c_store[c] < 0:
+            c_store[c] = e
+        if g == GE:
+            if c_ge[c] < 0:
+                c_ge[c] = e
+            if c_cmp[c] < 0:
+                c_cmp[c] = e
+        elif g == LT:
+            if c_lt[c] < 0:
+                c_lt[c] = e
+            if c_cmp[c] < 0:
+                c_cmp[c] = e
+        if out_real[e] and is_input[s] and c_disc[c] < 0:
+            c_disc[c] = e
+
+    def path_within(a: int, b: int, c: int) -> list[int]:
+        """Shortest path of transitions from a to b inside component c."""
+        if a == b:
+            return []
+        parent = {a: -1}
+        queue = deque([a])
+        while queue:
+            v = queue.popleft()
+            for k in range(start[v], start[v + 1]):
+                e = order[k]
+                w = dst[e]
+                if comp[w] == c and w not in parent:
+                    parent[w] = e
+                    if w == b:
+                        path = []
+                        while w != a:
+                            e = parent[w]
+                            path.append(e)
+                            w = src[e]
+                        path.reverse()
+                        return path
+                    queue.append(w)
+        raise AssertionError("states of one component are mutually reachable")
+
+    def cycle_through(e: int) -> list[int]:
+        """A cycle that starts with transition e."""
+        return [e] + path_within(dst[e], src[e], comp[src[e]])
+
+    def cycle_at(q: int, e: int) -> list[int]:
+        """A cycle from state q through transition e (same component) back to q."""
+        c = comp[q]
+        return path_within(q, src[e], c) + [e] + path_within(dst[e], q, c)
+
+    violations: list[Violation] = []
+    truncated: dict[str, int] = {}
+
+    counts: dict[str, int] = {}
+
+    def full(kind: str) -> bool:
+        """True (and counted as left out) once a kind has MAX_PER_KIND witnesses."""
+        if counts.get(kind, 0) >= MAX_PER_KIND:
+            truncated[kind] = truncated.get(kind, 0) + 1
+            return True
+        return False
+
+    def add(v: Violation) -> None:
+        counts[v.kind] = counts.get(v.kind, 0) + 1
+        violations.append(v)
+
+    # ---- DP001 leaking cycles, DP003 disclosing cycles
+    for c in range(ncomp):
+        if c_store[c] >= 0 and c_cmp[c] >= 0 and not full(LEAKING_CYCLE):
+            e1, e2 = c_store[c], c_cmp[c]
+            cyc = [e1] + path_within(dst[e1], src[e2], c) + [e2] + path_within(dst[e2], src[e1], c) \
+                if e1 != e2 else [e1, e1]
+            add(Violation(LEAKING_CYCLE, prefix=prefix_to(src[e1]), cycle=cyc, store=e1, compare=e2))
+    for c in range(ncomp):
+        if c_disc[c] >= 0 and not full(DISCLOSING_CYCLE):
+            e = c_disc[c]
+            add(Violation(DISCLOSING_CYCLE, prefix=prefix_to(src[e]), cycle=cycle_through(e), disclose=e))
+
+    on_g = [reachable[q] and c_ge[comp[q]] >= 0 for q in range(n)]
+    on_l = [reachable[q] and c_lt[comp[q]] >= 0 for q in range(n)]
+    ag_ok = [(not store[e]) or guard[e] == GE for e in range(m)]
+    al_ok = [(not store[e]) or guard[e] == LT for e in range(m)]
+
+    def bfs(roots: list[tuple[int, int]], ok: list[bool]):
+        """Multi-source BFS over admissible edges.
+
+        roots are (state, tag) pairs; returns parent edge per state
+        (-1 at a root, -2 unreached) and the tag each state was reached from.
+        """
+        parent = [-2] * n
+        tag = [-1] * n
+        queue = deque()
+        for q, t in roots:
+            if parent[q] == -2:
+                parent[q] = -1
+                tag[q] = t
+                queue.append(q)
+        while queue:
+            v = queue.popleft()
+            tv = tag[v]
+            for k in range(start[v], start[v + 1]):
+                e = order[k]
+                if not ok[e]:
+                    continue
+                w = dst[e]
+                if parent[w] == -2:
+                    parent[w] = e
+                    tag[w] = tv
+                    queue.append(w)
+        return parent, tag
+
+    def trace(parent: list[int], q: int) -> list[int]:
+        path = []
+        while parent[q] >= 0:
+            e = parent[q]
+            path.append(e)
+            q = src[e]
+        path.reverse()
+        return path
+
+    reported_pairs: set[tuple[int, int]] = set()
+    for first_is_l in (True, False):
+        first_on, second_on = (on_l, on_g) if first_is_l else (on_g, on_l)
+        ok = ag_ok if first_is_l else al_ok
+        first_edge = c_lt if first_is_l else c_ge
+        second_edge = c_ge if first_is_l else c_lt
+        roots = [(q, q) for q in range(n) if first_on[q]]
+        if not roots:
+            continue
+        parent, tag = bfs(roots, ok)
+        # DP002: a state of a second-kind cycle reached from a first-kind cycle.
+        seen_comp: set[int] = set()
+        for q in range(n):
+            if parent[q] == -2 or not second_on[q] or comp[q] in seen_comp:
+                continue
+            seen_comp.add(comp[q])
+            root = tag[q]
+            key = tuple(sorted((comp[root], comp[q])))
+            if key in reported_pairs or full(LEAKING_PAIR):
+                continue
+            reported_pairs.add(key)
+            path = trace(parent, q)
+            add(Violation(LEAKING_PAIR, prefix=prefix_to(root),
+                          cycle=cycle_at(root, first_edge[comp[root]]), path=path,
+                          cycle2=cycle_at(q, second_edge[comp[q]]), first_is_l=first_is_l))
+        # DP004 (c): from an L-cycle (G-cycle) along an AG-path (AL-path) to a
+        # transition with guard >= (<) that outputs insample.
+        want = GE if first_is_l else LT
+        for e in range(m):
+            if guard[e] != want or not out_ins[e] or parent[src[e]] == -2 or full(VIOLATING_PATH):
+                continue
+            root = tag[src[e]]
+            rho = trace(parent, src[e]) + [e]
+            add(Violation(VIOLATING_PATH, prefix=prefix_to(root), path=rho, case="c",
+                          cycle=cycle_at(root, first_edge[comp[root]]), g_side=not first_is_l))
+
+    # DP004 (a), (b): a transition that outputs insample, followed by an AG-path
+    # (AL-path) to a G-cycle (L-cycle).
+    for g_side in (True, False):
+        ok = ag_ok if g_side else al_ok
+        target_on = on_g if g_side else on_l
+        cyc_edge = c_ge if g_side else c_lt
+        bad_guard = LT if g_side else GE
+        roots = []
+        for e in range(m):
+            if not out_ins[e] or not reachable[src[e]]:
+                continue
+            if store[e]:                                   # case (a): tail(ρ) is AG
+                roots.append((dst[e], e))
+            elif guard[e] == bad_guard:                    # case (b): ρ itself is AG
+                roots.append((dst[e], e))
+        if not roots:
+            continue
+        parent, tag = bfs(roots, ok)
+        done_roots: set[int] = set()
+        for q in range(n):
+            if parent[q] == -2 or not target_on[q]:
+                continue
+            e = tag[q]
+            if e in done_roots:
+                continue
+            done_roots.add(e)
+            if full(VIOLATING_PATH):
+                continue
+            add(Violation(VIOLATING_PATH, prefix=prefix_to(src[e]), path=[e] + trace(parent, q),
+                          case="a" if store[e] else "b", cycle=cycle_at(q, cyc_edge[comp[q]]),
+                          g_side=g_side))
+
+    # ---- weight: longest path in the DAG of components over critical transitions
+    critical: list[tuple[int, Fraction]] = []
+    weight = None
+    heaviest: list[int] = []
+    if n:
+        costs = {}
+        crit_edges = []
+        for e in range(m):
+            if reachable[src[e]] and not on_cycle[e]:
+                cost = transition_cost(dipa, e)
+                critical.append((e, cost))
+                crit_edges.append(e)
+                costs[e] = cost
+        denom = 1
+        for cost in set(costs.values()):
+            denom = lcm(denom, cost.denominator)
+        icost = {e: int(c * denom) for e, c in costs.items()}
+        # edges grouped by source component
+        by_comp: list[list[int]] = [[] for _ in range(ncomp)]
+        for e in crit_edges:
+            by_comp[comp[src[e]]].append(e)
+        dist = [-1] * ncomp
+        best_in = [-1] * ncomp
+        dist[comp[init]] = 0
+        for c in reversed(comp_order):            # topological order
+            if dist[c] < 0:
+                continue
+            dc = dist[c]
+            for e in by_comp[c]:
+                t = comp[dst[e]]
+                cand = dc + icost[e]
+                if cand > dist[t]:
+                    dist[t] = cand
+                    best_in[t] = e
+        best = max(range(ncomp), key=lambda c: dist[c]) if ncomp else 0
+        weight = Fraction(dist[best], denom) if ncomp else Fraction(0)
+        c = best
+        while best_in[c] >= 0:
+            e = best_in[c]
+            heaviest.append(e)
+            c = comp[src[e]]
+        heaviest.reverse()
+
+    return CheckResult(reachable, violations, truncated,
+                       weight if not violations else None, critical, heaviest, on_cycle)

@@ -1,0 +1,154 @@
+"""The pipeline: source → blocks → AST → IR → backend → results.
+
+One function per phase, each returning data; nothing here prints.  Backends
+for block kinds are looked up by keyword in :data:`BACKENDS`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.results import BlockResult, FileResult, Verdict
+from dslc.source import SourceFile
+from dslc.syntax import ast
+from dslc.syntax.parser import parse_block
+from dslc.syntax.split import Chunk, split_blocks
+
+Backend = Callable[[ast.Block, SourceFile, dict], BlockResult]
+BACKENDS: dict[str, Backend] = {}
+
+# Block kinds whose backends are loaded lazily (keyword -> module).
+_BACKEND_MODULES = {
+    "automaton": "dslc.dipa.backend",
+    "mechanism": "dslc.dipa.backend",
+    "hmm": "dslc.pufferfish.backend",
+    "mdp": "dslc.pufferfish.backend",
+    "chain": "dslc.quilt.backend",
+}
+
+
+def register_backend(keyword: str, backend: Backend) -> None:
+    BACKENDS[keyword] = backend
+
+
+def _backend(keyword: str) -> Backend | None:
+    if keyword not in BACKENDS and keyword in _BACKEND_MODULES:
+        try:
+            __import__(_BACKEND_MODULES[keyword])
+        except ImportError:
+            return None
+    return BACKENDS.get(keyword)
+
+
+def read_source(path: str) -> tuple[SourceFile | None, Diagnostic | None]:
+    """Read a file; a missing, unreadable or binary file becomes E004."""
+    placeholder = SourceFile(path, "")
+    try:
+        return SourceFile.from_path(path), None
+    except FileNotFoundError:
+        return None, (error("E004", f"no such file: {path}", placeholder.whole(), "file not found")
+                      .with_help("check the path; `dslc check` takes `.dp` files or folders"))
+    except IsADirectoryError:
+        return None, error("E004", f"{path} is a directory", placeholder.whole())
+    except PermissionError:
+        return None, error("E004", f"permission denied: {path}", placeholder.whole())
+    except UnicodeDecodeError as exc:
+        raw = Path(path).read_bytes()
+        good = raw[:exc.start].decode("utf-8", errors="replace")
+        text = good + "\n"
+        src = SourceFile(path, text)
+        at = len(good)
+        return None, (error("E004", f"{path} is not UTF-8 text (byte {exc.start} cannot be decoded)",
+                            src.span(at, at), "binary or non-UTF-8 data starts here")
+                      .with_help("`.dp` files are UTF-8 text; is this the right file?"))
+    except OSError as exc:
+        return None, error("E004", f"cannot read {path}: {exc.strerror or exc}", placeholder.whole())
+
+
+def check_path(path: str, options: dict | None = None) -> FileResult:
+    source, problem = read_source(path)
+    if source is None:
+        return FileResult(path, None, diagnostics=[problem])
+    return check_source(source, options)
+
+
+def check_source(source: SourceFile, options: dict | None = None) -> FileResult:
+    result = FileResult(source.path, source)
+    chunks, diags = split_blocks(source)
+    result.diagnostics.extend(diags)
+    if not chunks and not diags:
+        result.diagnostics.append(
+            error("E006", "this file holds no block to check", source.span(0, 0), "empty file")
+            .with_help("start with `automaton NAME { ... }` or `mechanism NAME { ... }`; see examples/"))
+    names: dict[str, Chunk] = {}
+    for chunk in chunks:
+        block_result = check_chunk(source, chunk, options or {})
+        if chunk.name and chunk.name in names:
+            first = names[chunk.name]
+            block_result.diagnostics.insert(0, error(
+                "E009", f"a block named `{chunk.name}` is already defined in this file",
+                chunk.name_span, "second definition").secondary(first.name_span, "first defined here")
+                .with_help("rename one of the blocks"))
+            block_result.verdict = Verdict.ERROR
+            block_result.d = None
+        elif chunk.name:
+            names[chunk.name] = chunk
+        result.blocks.append(block_result)
+    return result
+
+
+def check_chunk(source: SourceFile, chunk: Chunk, options: dict | None = None) -> BlockResult:
+    name = chunk.name or "<unnamed>"
+    failed = BlockResult(name, chunk.keyword, chunk.name_span, Verdict.ERROR)
+    if chunk.fatal is not None:
+        failed.diagnostics.append(chunk.fatal)
+        return failed
+    backend = _backend(chunk.keyword)
+    if backend is None:
+        failed.diagnostics.append(error("E001", f"`{chunk.keyword}` blocks are not supported yet",
+                                        chunk.name_span, "unsupported block kind"))
+        return failed
+    try:
+        block = parse_block(source, chunk.keyword, chunk.start, chunk.end)
+    except DiagnosticError as exc:
+        failed.diagnostics.extend(exc.diagnostics)
+        return failed
+    except RecursionError:
+        failed.diagnostics.append(error("E005", "the block is nested too deeply to be read",
+                                        chunk.name_span))
+        return failed
+    try:
+        return backend(block, source, options or {})
+    except DiagnosticError as exc:
+        failed.diagnostics.extend(exc.diagnostics)
+        return failed
+    except RecursionError:
+        failed.diagnostics.append(error("E005", "the block is nested too deeply to be checked",
+                                        chunk.name_span))
+        return failed
+
+
+def collect_paths(args: list[str]) -> list[str]:
+    """Files as given; folders expanded to their `.dp` files (sorted, recursive)."""
+    out: list[str] = []
+    for arg in args:
+        if os.path.isdir(arg):
+            found = []
+            for root, dirs, files in os.walk(arg):
+                dirs.sort()
+                for f in files:
+                    if f.endswith(".dp"):
+                        found.append(os.path.join(root, f))
+            out.extend(sorted(found))
+        else:
+            out.append(arg)
+    return out
+
+
+def check_paths(args: list[str], options: dict | None = None) -> list[FileResult]:
+    """Check files and folders.  ``options`` are passed to every backend
+    (``witness``, ``epsilon``, ``timeout``; a backend ignores what it does not use)."""
+    return [check_path(p, options) for p in collect_paths(args)]

@@ -1,0 +1,110 @@
+"""Lowering of `automaton` blocks to the DiPA IR (names resolved, numbers exact)."""
+
+from __future__ import annotations
+
+import difflib
+from fractions import Fraction
+
+from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, State,
+                          Transition, symbol, SILENT)
+from dslc.ir.linear import NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
+from dslc.syntax import ast
+
+
+def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagnostic]]:
+    diags: list[Diagnostic] = []
+    dipa = DiPA(block.name, span=block.name_span, kind="automaton")
+    index: dict[str, int] = {}
+    resolve = constant_resolver()
+    if not block.states:
+        diags.append(error("E105", f"automaton `{block.name}` has no states", block.name_span,
+                           "declare at least an initial state")
+                     .with_help("add `state q0 noinput Lap(ε, 0) { true -> q1 store }` as the first state"))
+        return None, diags
+    for decl in block.states:
+        if decl.name in index:
+            first = dipa.states[index[decl.name]]
+            diags.append(error("E102", f"state `{decl.name}` is declared twice", decl.name_span,
+                               "declared again here")
+                         .secondary(first.name_span, "first declared here")
+                         .with_help("rename one of the two states"))
+            continue
+        d, mu, d2, mu2 = Fraction(0), Fraction(0), Fraction(0), Fraction(0)
+        draw_span = None
+        try:
+            draws = decl.draws
+            if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
+                bad = draws[0] if draws[0].prime else draws[1]
+                raise DiagnosticError(error(
+                    "E118", "a state draws `Lap(rate, mean)` and optionally `Lap'(rate, mean)`, in that order",
+                    bad.span, "unexpected draw here")
+                    .with_help("write `state q input Lap(ε/4, 0), Lap'(ε/9, 0) { ... }`"))
+            d, mu = _draw_params(draws[0], resolve)
+            draw_span = draws[0].span
+            if len(draws) > 1:
+                d2, mu2 = _draw_params(draws[1], resolve)
+        except DiagnosticError as exc:
+            diags.extend(exc.diagnostics)
+        index[decl.name] = dipa.add_state(State(decl.name, decl.is_input, d, mu, d2, mu2,
+                                                span=decl.span, name_span=decl.name_span,
+                                                draw_span=draw_span))
+    seen: set[int] = set()
+    for decl in block.states:
+        src = index[decl.name]
+        if src in seen:        # a duplicate declaration: already reported
+            continue
+        seen.add(src)
+        for t in decl.transitions:
+            guard = _guard(t.guard, diags)
+            if t.target not in index:
+                close = difflib.get_close_matches(t.target, list(index), n=1)
+                diag = error("E101", f"unknown state `{t.target}`", t.target_span, "no state has this name")
+                diag.with_help(f"did you mean `{close[0]}`?" if close
+                               else f"declare it: `state {t.target} input Lap(ε, 0) {{ }}`")
+                diags.append(diag)
+                continue
+            if guard is None:
+                continue
+            out = SILENT
+            if t.output is not None:
+                out = {"insample": OUT_INSAMPLE, "insample'": OUT_INSAMPLE_PRIME}.get(t.output.kind) \
+                    or symbol(t.output.symbol or "")
+            dipa.add_transition(Transition(
+                src, guard, index[t.target], out, t.store, span=t.span, guard_span=t.guard.span,
+                output_span=t.output.span if t.output else None, store_span=t.store_span,
+                target_span=t.target_span))
+    return dipa, diags
+
+
+def _draw_params(draw: ast.Draw, resolve) -> tuple[Fraction, Fraction]:
+    d = eval_rate(draw, resolve)
+    try:
+        mean = evaluate(draw.mean, resolve)
+    except NotLinear as exc:
+        raise DiagnosticError(not_linear_error(exc, "mean of the draw")) from None
+    if not mean.is_const():
+        node = draw.mean
+        raise DiagnosticError(error("E109", "the mean of a draw in an automaton is an exact constant",
+                                    node.span, "this is not a constant")
+                              .with_help("the input is added to the draw by the state itself; write e.g. `0`"))
+    return d, mean.const
+
+
+def _guard(g: ast.GuardDecl, diags: list[Diagnostic]) -> Guard | None:
+    if g.kind == "true":
+        return Guard.TRUE
+    ok = True
+    if g.variable != "x":
+        diags.append(error("E108", f"a guard compares `insample` with the stored variable `x`, not `{g.variable}`",
+                           g.variable_span, "unknown variable").with_help("write `insample >= x` or `insample < x`"))
+        ok = False
+    if g.kind not in (">=", "<"):
+        better = {">": ">=", "<=": "<"}[g.kind]
+        diags.append(error("E108", f"a DiPA guard is `insample >= x` or `insample < x`, not `insample {g.kind} x`",
+                           g.span, "not a DiPA guard")
+                     .with_help(f"write `insample {better} x` (the two differ only on an event of probability 0)"))
+        ok = False
+    if not ok:
+        return None
+    return Guard.GE if g.kind == ">=" else Guard.LT

@@ -1,0 +1,102 @@
+"""Definition 3 of the DiPA paper, checked on the IR (both block forms).
+
+Determinism, output distinction, initialization and non-input transitions.
+Every breach is an E1xx error pointing at the transitions involved.
+"""
+
+from __future__ import annotations
+
+from dslc.diagnostics.model import Diagnostic, error
+from dslc.ir.dipa import DiPA, Guard, Transition
+
+
+def _where(t: Transition):
+    return t.guard_span or t.span
+
+
+def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    edges = dipa.out_edges()
+    for q, out in enumerate(edges):
+        state = dipa.states[q]
+        ts = [dipa.transitions[i] for i in out]
+        by_guard: dict[Guard, list[Transition]] = {}
+        for t in ts:
+            by_guard.setdefault(t.guard, []).append(t)
+        # determinism
+        for guard, group in by_guard.items():
+            if len(group) > 1:
+                diag = error("E103", f"state `{state.name}` has {len(group)} transitions with guard `{guard.value}`",
+                             _where(group[1]), "second transition with the same guard")
+                diag.secondary(_where(group[0]), "first one here")
+                diag.note("Definition 3 (determinism): at most one transition per guard")
+                diag.with_help("merge the transitions or give them different guards")
+                diags.append(diag)
+        if Guard.TRUE in by_guard and (Guard.GE in by_guard or Guard.LT in by_guard):
+            other = (by_guard.get(Guard.GE) or by_guard[Guard.LT])[0]
+            diag = error("E103", f"state `{state.name}` has a `true` transition and a comparison",
+                         _where(other), "this comparison overlaps the `true` guard")
+            diag.secondary(_where(by_guard[Guard.TRUE][0]), "always enabled")
+            diag.note("Definition 3 (determinism): if `true` is a guard of a state, it is the only one")
+            diag.with_help("use `insample >= x` and `insample < x` for the two branches")
+            diags.append(diag)
+        # output distinction
+        if Guard.GE in by_guard and Guard.LT in by_guard:
+            ge, lt = by_guard[Guard.GE][0], by_guard[Guard.LT][0]
+            if ge.output == lt.output:
+                diag = error("E104", f"both branches of state `{state.name}` output {ge.output}",
+                             ge.output_span or _where(ge), "same output")
+                diag.secondary(lt.output_span or _where(lt), "as this branch")
+                diag.note("Definition 3 (output distinction): the two branches of a comparison "
+                          "must produce different outputs")
+                diag.with_help("output different symbols, e.g. `⊤` and `⊥`")
+                diags.append(diag)
+            elif ge.output.is_real and lt.output.is_real:
+                diag = error("E104", f"both branches of state `{state.name}` output a real value",
+                             ge.output_span or _where(ge), f"outputs {ge.output}")
+                diag.secondary(lt.output_span or _where(lt), f"outputs {lt.output}")
+                diag.note("Definition 3 (output distinction): at most one branch may output a real value")
+                diag.with_help("output a symbol on one of the branches")
+                diags.append(diag)
+        # non-input transitions
+        if not state.is_input:
+            for t in ts:
+                if t.guard is not Guard.TRUE:
+                    diag = error("E106", f"state `{state.name}` reads no input but compares with `x`",
+                                 _where(t), "comparison in a `noinput` state")
+                    if state.name_span is not None and dipa.kind == "automaton":
+                        diag.secondary(state.name_span, "declared `noinput` here")
+                    diag.note("Definition 3 (non-input transitions): a non-input state has only a `true` transition")
+                    diag.with_help("declare the state `input`, or use the guard `true`")
+                    diags.append(diag)
+                    break
+    # initialization
+    if dipa.states:
+        init = dipa.initial
+        ts = [dipa.transitions[i] for i in edges[init]]
+        state = dipa.states[init]
+        where = state.name_span or state.span
+        problem = None
+        if len(ts) != 1:
+            problem = (f"the initial state `{state.name}` has {len(ts)} transitions; it must have exactly one",
+                       ts[1] if len(ts) > 1 else None)
+        elif ts[0].guard is not Guard.TRUE:
+            problem = ("the first transition must have guard `true`", ts[0])
+        elif not ts[0].store:
+            problem = ("the first transition must store the draw in `x`", ts[0])
+        elif ts[0].output.is_real:
+            problem = ("the first transition must output a symbol, not a real value", ts[0])
+        if problem:
+            message, t = problem
+            span = (_where(t) if t is not None else None) or where
+            diag = error("E105", message, span, "breaks the initialization condition")
+            if t is not None and where is not None and where != span:
+                diag.secondary(where, "the initial state")
+            diag.note("Definition 3 (initialization): the initial state has one transition, "
+                      "with guard `true`, and it stores `insample` in `x`")
+            if dipa.kind == "mechanism":
+                diag.with_help("begin the mechanism with a plain draw of the threshold, e.g. `x := Lap(ε/2, 0)`")
+            else:
+                diag.with_help(f"give `{state.name}` the single transition `true -> NEXT store`")
+            diags.append(diag)
+    return diags

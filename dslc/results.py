@@ -1,0 +1,68 @@
+"""Results of checking: one per block, grouped by file.
+
+Backends fill these in; renderers format them.  Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dslc.diagnostics.model import Diagnostic, Label
+from dslc.source import SourceFile, Span
+
+
+class Verdict(str, enum.Enum):
+    PRIVATE = "private"
+    NOT_PRIVATE = "not-private"
+    ERROR = "error"
+    UNKNOWN = "unknown"
+
+
+@dataclass
+class BlockResult:
+    name: str
+    kind: str                      # automaton | mechanism | hmm | mdp | chain
+    span: Span | None              # the block's header (name) span
+    verdict: Verdict
+    d: Fraction | None = None      # DiPA blocks that are private
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    summary: str = ""              # one line for the text renderer ("ε-differentially private ...")
+    explain: list[Label] = field(default_factory=list)   # shown with --explain
+    extra: dict[str, Any] = field(default_factory=dict)  # copied into JSON
+    # In-memory products of the phases (IR, checker result, ...) for the
+    # language server and other in-process consumers; never serialised.
+    artifacts: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class FileResult:
+    path: str
+    source: SourceFile | None
+    blocks: list[BlockResult] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # not inside any block
+
+    @property
+    def all_diagnostics(self) -> list[Diagnostic]:
+        out = list(self.diagnostics)
+        for block in self.blocks:
+            out.extend(block.diagnostics)
+        return out
+
+
+def exit_status(files: list[FileResult]) -> int:
+    """0: every block passes; 1: a violation was found; 2: something could not be checked.
+
+    A violation wins over an error so that CI fails loudly on a real leak
+    even when another file is broken.  (Documented in docs/cli.md.)
+    """
+    verdicts = [b.verdict for f in files for b in f.blocks]
+    if any(v is Verdict.NOT_PRIVATE for v in verdicts):
+        return 1
+    if any(v in (Verdict.ERROR, Verdict.UNKNOWN) for v in verdicts):
+        return 2
+    if any(d.is_error for f in files for d in f.diagnostics):
+        return 2
+    return 0

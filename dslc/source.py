@@ -1,0 +1,114 @@
+"""Source files and spans.
+
+A :class:`Span` is a pair of character offsets into a :class:`SourceFile`.
+Line and column numbers are computed on demand (1-based, columns counted in
+Unicode code points); the language server converts to UTF-16 itself.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+
+class SourceFile:
+    """The text of one input file and its line table."""
+
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.text = text
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> "SourceFile":
+        """Read a file as UTF-8. Raises OSError / UnicodeDecodeError."""
+        data = Path(path).read_bytes()
+        return cls.from_bytes(str(path), data)
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> "SourceFile":
+        if b"\x00" in data:
+            raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"),
+                                     data.index(b"\x00") + 1, "NUL byte in text")
+        text = data.decode("utf-8")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        return cls(path, text)
+
+    @cached_property
+    def line_starts(self) -> list[int]:
+        starts = [0]
+        find = self.text.find
+        i = find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        return starts
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return line + 1, offset - self.line_starts[line] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        """Character offset of a 1-based (line, column)."""
+        starts = self.line_starts
+        line = max(1, min(line, len(starts)))
+        return min(starts[line - 1] + column - 1, len(self.text))
+
+    def line_text(self, line: int) -> str:
+        starts = self.line_starts
+        if line < 1 or line > len(starts):
+            return ""
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+    def span(self, start: int, end: int) -> "Span":
+        return Span(self, start, end)
+
+    def whole(self) -> "Span":
+        return Span(self, 0, 0)
+
+    def __repr__(self) -> str:
+        return f"SourceFile({self.path!r})"
+
+
+@dataclass(frozen=True)
+class Span:
+    """Offsets ``[start, end)`` into a source file."""
+
+    file: SourceFile = field(compare=False, hash=False, repr=False)
+    start: int
+    end: int
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+    @property
+    def start_line_col(self) -> tuple[int, int]:
+        return self.file.line_col(self.start)
+
+    @property
+    def end_line_col(self) -> tuple[int, int]:
+        return self.file.line_col(self.end)
+
+    @property
+    def text(self) -> str:
+        return self.file.text[self.start:self.end]
+
+    def to(self, other: "Span") -> "Span":
+        """The smallest span covering both."""
+        return Span(self.file, min(self.start, other.start), max(self.end, other.end))
+
+    def to_dict(self) -> dict:
+        line, col = self.start_line_col
+        end_line, end_col = self.end_line_col
+        return {"line": line, "column": col, "end_line": end_line, "end_column": end_col}
+
+    def __str__(self) -> str:
+        line, col = self.start_line_col
+        return f"{self.path}:{line}:{col}"

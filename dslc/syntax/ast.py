@@ -1,0 +1,182 @@
+"""AST of `.dp` blocks.  Every node carries the span it was parsed from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dslc.source import Span
+
+
+@dataclass
+class Node:
+    span: Span
+
+
+# ------------------------------------------------------------- expressions
+@dataclass
+class Expr(Node):
+    pass
+
+
+@dataclass
+class Num(Expr):
+    value: Fraction
+
+
+@dataclass
+class Eps(Expr):
+    pass
+
+
+@dataclass
+class Name(Expr):
+    name: str
+
+
+@dataclass
+class Symbol(Expr):
+    """An output symbol: ⊤, ⊥ or a quoted string."""
+    name: str
+
+
+@dataclass
+class BinOp(Expr):
+    op: str          # + - * /
+    left: Expr
+    right: Expr
+
+
+@dataclass
+class Neg(Expr):
+    operand: Expr
+
+
+@dataclass
+class Draw(Expr):
+    """`Lap(rate, mean)` or `Lap'(rate, mean)`."""
+    prime: bool
+    rate: Expr
+    mean: Expr
+    keyword_span: Span
+
+
+@dataclass
+class Read(Expr):
+    pass
+
+
+# ------------------------------------------------------------- automaton
+@dataclass
+class GuardDecl(Node):
+    kind: str                 # "true" | ">=" | "<" | ">" | "<="
+    variable: str | None = None
+    variable_span: Span | None = None
+
+
+@dataclass
+class OutputDecl(Node):
+    kind: str                 # "symbol" | "insample" | "insample'"
+    symbol: str | None = None
+
+
+@dataclass
+class TransitionDecl(Node):
+    guard: GuardDecl
+    target: str
+    target_span: Span
+    output: OutputDecl | None
+    store_span: Span | None
+
+    @property
+    def store(self) -> bool:
+        return self.store_span is not None
+
+
+@dataclass
+class StateDecl(Node):
+    name: str
+    name_span: Span
+    is_input: bool
+    input_span: Span
+    draws: list[Draw]
+    transitions: list[TransitionDecl]
+
+
+@dataclass
+class Block(Node):
+    name: str
+    name_span: Span
+
+    kind = "block"
+
+
+@dataclass
+class AutomatonBlock(Block):
+    states: list[StateDecl] = field(default_factory=list)
+    kind = "automaton"
+
+
+# ------------------------------------------------------------- mechanism
+@dataclass
+class Stmt(Node):
+    pass
+
+
+@dataclass
+class Assign(Stmt):
+    target: str
+    target_span: Span
+    value: Expr
+
+
+@dataclass
+class Cond(Node):
+    op: str                   # >= < > <=
+    left: Expr
+    right: Expr
+    op_span: Span
+
+
+@dataclass
+class If(Stmt):
+    cond: Cond
+    then: list[Stmt]
+    orelse: list[Stmt] | None
+    keyword_span: Span
+
+
+@dataclass
+class Loop(Stmt):
+    body: list[Stmt]
+    keyword_span: Span
+    end_span: Span            # the closing brace: where the back edge is
+
+
+@dataclass
+class Output(Stmt):
+    value: Expr
+
+
+@dataclass
+class Halt(Stmt):
+    pass
+
+
+@dataclass
+class Break(Stmt):
+    pass
+
+
+@dataclass
+class Param(Node):
+    name: str
+    default: Expr | None
+
+
+@dataclass
+class MechanismBlock(Block):
+    params: list[Param] = field(default_factory=list)
+    body: list[Stmt] = field(default_factory=list)
+    end_span: Span | None = None   # closing brace of the body
+    kind = "mechanism"

@@ -1,0 +1,379 @@
+"""Parsing of one block with Lark (LALR, positions on every node).
+
+Syntax errors are turned into diagnostics that say in words what was
+expected (``expected a guard such as `insample >= x` ``), with the span of
+the offending token.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.source import SourceFile, Span
+from dslc.syntax import ast
+
+GRAMMAR_PATH = Path(__file__).resolve().parent.parent.parent / "grammar" / "dp.lark"
+_PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "dp.lark"
+
+# Start rules of the grammar, by block keyword.  Other block kinds register
+# theirs with :func:`register_block_kind`.
+START_RULES: dict[str, str] = {"automaton": "automaton_block", "mechanism": "mechanism_block"}
+_TRANSFORMERS: list[type] = []
+
+
+def grammar_text() -> str:
+    path = GRAMMAR_PATH if GRAMMAR_PATH.exists() else _PACKAGED_GRAMMAR
+    return path.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ words
+TOKEN_WORDS = {
+    "NAME": "a name", "NUMBER": "a number", "STRING": "a quoted string",
+    "LAP": "a draw `Lap(rate, mean)`", "LAP_PRIME": "a second draw `Lap'(rate, mean)`",
+    "INSAMPLE": "`insample`", "INSAMPLE_PRIME": "`insample'`",
+    "INPUT": "`input`", "NOINPUT": "`noinput`", "OUTPUT": "`output`", "STORE": "`store`",
+    "TRUE": "`true`", "IF": "`if`", "ELSE": "`else`", "LOOP": "`loop`", "HALT": "`halt`",
+    "BREAK": "`break`", "READ": "`read()`", "TOP": "`⊤`", "TOP_A": "`top`", "BOT": "`⊥`",
+    "BOT_A": "`bot`", "EPS": "`ε`", "EPS_A": "`eps`", "ARROW": "`->`", "ASSIGN": "`:=`",
+    "GE": "`>=`", "LE": "`<=`", "LT": "`<`", "GT": "`>`", "PLUS": "`+`", "MINUS": "`-`",
+    "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
+    "RPAR": "`)`", "COMMA": "`,`", "SEMICOLON": "`;`", "EQUAL": "`=`", "COLON": "`:`",
+    "$END": "the end of the block",
+}
+
+# Whole expected-sets that read better as one phrase.
+PHRASES: list[tuple[frozenset, str]] = [
+    (frozenset({"TRUE", "INSAMPLE"}), "a guard such as `insample >= x`"),
+    (frozenset({"INPUT", "NOINPUT"}), "`input` or `noinput` (does the state read an input?)"),
+    (frozenset({"GE", "LT", "GT", "LE"}), "a comparison such as `>=` or `<`"),
+    (frozenset({"ARROW"}), "`->` followed by the target state"),
+    (frozenset({"LAP"}), "a draw such as `Lap(ε/4, 0)`"),
+    (frozenset({"NUMBER", "EPS", "LAP"}), "an expression such as `ε/4`, `0` or `Lap(ε, q)`"),
+    (frozenset({"IF", "LOOP", "OUTPUT", "HALT", "BREAK"}), "a statement (`x := ...`, `if`, `loop`, `output`, `halt`, `break`)"),
+]
+
+
+def describe_expected(expected: set[str]) -> str:
+    expected = {e for e in expected if not e.startswith("__")}
+    phrases = []
+    rest = set(expected)
+    for names, phrase in PHRASES:
+        if names <= expected:
+            phrases.append(phrase)
+            rest -= names
+    # Drop spellings already covered by a phrase or a twin.
+    twins = {"TOP_A": "TOP", "BOT_A": "BOT", "EPS_A": "EPS", "LAP_PRIME": "LAP",
+             "INSAMPLE_PRIME": "INSAMPLE", "SEMICOLON": None, "MINUS": "NUMBER",
+             "LPAR": "NUMBER", "STRING": "TOP", "READ": "NUMBER", "NAME": None}
+    for twin, main in twins.items():
+        if twin in rest and main and (main in expected):
+            rest.discard(twin)
+    if "SEMICOLON" in rest and len(rest) > 1:
+        rest.discard("SEMICOLON")
+    words = phrases + sorted(TOKEN_WORDS.get(e, f"`{e.lower()}`") for e in rest)
+    if not words:
+        return "something else"
+    if len(words) == 1:
+        return words[0]
+    if len(words) > 6:
+        words = words[:6] + ["..."]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def describe_token(token: Token) -> str:
+    if token.type == "$END":
+        return "the end of the block"
+    text = str(token)
+    if len(text) > 30:
+        text = text[:27] + "..."
+    return f"`{text}`"
+
+
+# ------------------------------------------------------------------ transformer
+def _num(text: str) -> Fraction:
+    return Fraction(text)
+
+
+class _Builder(Transformer):
+    """Builds AST nodes during LALR reductions (no parse tree is kept).
+
+    The parser keeps all tokens (``keep_all_tokens``), so a node's span runs
+    from its first token to its last, punctuation included.
+    """
+
+    file: SourceFile
+    base: int = 0
+
+    def _span(self, children) -> Span:
+        first = self._edge(children, 0)
+        last = self._edge(children, -1)
+        if first is None:
+            return Span(self.file, self.base, self.base)
+        return Span(self.file, first.start, last.end)
+
+    def _edge(self, items, index):
+        seq = items if index == 0 else reversed(items)
+        for c in seq:
+            if isinstance(c, Token):
+                return self._tok(c)
+            if isinstance(c, ast.Node):
+                return c.span
+            if isinstance(c, Span):
+                return c
+            if isinstance(c, (list, tuple)):
+                found = self._edge(c, index)
+                if found is not None:
+                    return found
+        return None
+
+    def _tok(self, tok: Token) -> Span:
+        return Span(self.file, self.base + tok.start_pos, self.base + tok.end_pos)
+
+    @staticmethod
+    def _nodes(children, cls=ast.Node):
+        return [c for c in children if isinstance(c, cls)]
+
+    # ---- expressions
+    def number(self, children):
+        return ast.Num(self._span(children), Fraction(str(children[0])))
+
+    def eps(self, children):
+        return ast.Eps(self._span(children))
+
+    def name(self, children):
+        return ast.Name(self._span(children), str(children[0]))
+
+    def sym_top(self, children):
+        return ast.Symbol(self._span(children), "⊤")
+
+    def sym_bot(self, children):
+        return ast.Symbol(self._span(children), "⊥")
+
+    def sym_string(self, children):
+        return ast.Symbol(self._span(children), str(children[0])[1:-1])
+
+    def atom(self, children):           # "(" expr ")"
+        return children[1]
+
+    def binop(self, children):
+        left, op, right = children
+        return ast.BinOp(self._span(children), "*" if str(op) == "·" else str(op), left, right)
+
+    def implicit_mul(self, children):
+        left, eps_tok = children
+        return ast.BinOp(self._span(children), "*", left, ast.Eps(self._tok(eps_tok)))
+
+    def neg(self, children):
+        return ast.Neg(self._span(children), children[1])
+
+    def draw(self, children):
+        kw = children[0]
+        rate, mean = self._nodes(children, ast.Expr)
+        return ast.Draw(self._span(children), kw.type == "LAP_PRIME", rate, mean, self._tok(kw))
+
+    def read_call(self, children):
+        return ast.Read(self._span(children))
+
+    def cmp_op(self, children):
+        return children[0]
+
+    # ---- automaton
+    def automaton_block(self, children):
+        name = children[1]
+        states = self._nodes(children, ast.StateDecl)
+        return ast.AutomatonBlock(self._span(children), str(name), self._tok(name), states=states)
+
+    def state(self, children):
+        name, kind = children[1], children[2]
+        draws = self._nodes(children, ast.Draw)
+        transitions = self._nodes(children, ast.TransitionDecl)
+        return ast.StateDecl(self._span(children), str(name), self._tok(name),
+                             kind.type == "INPUT", self._tok(kind), draws, transitions)
+
+    def input_kind(self, children):
+        return children[0]
+
+    def transition(self, children):
+        guard, _arrow, target, *rest = children
+        output = None
+        store = None
+        for c in rest:
+            if isinstance(c, ast.OutputDecl):
+                output = c
+            elif isinstance(c, ast.Symbol):
+                output = ast.OutputDecl(c.span, "symbol", c.name)
+            elif isinstance(c, Token) and c.type == "STORE":
+                store = self._tok(c)
+        return ast.TransitionDecl(self._span(children), guard, str(target), self._tok(target), output, store)
+
+    def guard_true(self, children):
+        return ast.GuardDecl(self._span(children), "true")
+
+    def guard_cmp(self, children):
+        _ins, op, var = children
+        return ast.GuardDecl(self._span(children), _norm_op(op), str(var), self._tok(var))
+
+    def out_clause(self, children):
+        out = children[1]
+        if isinstance(out, ast.Symbol):
+            return ast.OutputDecl(self._span(children), "symbol", out.name)
+        out.span = self._span(children)
+        return out
+
+    def out_insample(self, children):
+        return ast.OutputDecl(self._span(children), "insample")
+
+    def out_insample_prime(self, children):
+        return ast.OutputDecl(self._span(children), "insample'")
+
+    # ---- mechanism
+    def mechanism_block(self, children):
+        name = children[1]
+        params = next((c for c in children if isinstance(c, list)), [])
+        body = children[-1]
+        return ast.MechanismBlock(self._span(children), str(name), self._tok(name),
+                                  params=params, body=body[0], end_span=body[1])
+
+    def params(self, children):
+        return self._nodes(children, ast.Param)
+
+    def param(self, children):
+        exprs = self._nodes(children, ast.Expr)
+        return ast.Param(self._span(children), str(children[0]), exprs[0] if exprs else None)
+
+    def body(self, children):
+        return (self._nodes(children, ast.Stmt), self._tok(children[-1]))
+
+    def assign(self, children):
+        target, _op, value = children
+        return ast.Assign(self._span(children), str(target), self._tok(target), value)
+
+    def if_stmt(self, children):
+        kw, cond, then, *rest = children
+        orelse = None
+        if rest:
+            other = rest[-1]
+            orelse = [other] if isinstance(other, ast.If) else other[0]
+        return ast.If(self._span(children), cond, then[0], orelse, self._tok(kw))
+
+    def cond(self, children):
+        left, op, right = children
+        return ast.Cond(self._span(children), _norm_op(op), left, right, self._tok(op))
+
+    def loop_stmt(self, children):
+        kw, body = children
+        return ast.Loop(self._span(children), body[0], self._tok(kw), body[1])
+
+    def output_stmt(self, children):
+        return ast.Output(self._span(children), children[1])
+
+    def halt_stmt(self, children):
+        return ast.Halt(self._span(children))
+
+    def break_stmt(self, children):
+        return ast.Break(self._span(children))
+
+
+def _norm_op(tok: Token) -> str:
+    return {"≥": ">=", "≤": "<="}.get(str(tok), str(tok))
+
+
+_BUILDERS: dict[str, type] = {}
+
+
+def register_block_kind(keyword: str, start_rule: str, builder_mixin: type | None = None) -> None:
+    """Let another block kind (hmm, mdp, chain, ...) plug its rules in."""
+    START_RULES[keyword] = start_rule
+    if builder_mixin is not None and builder_mixin not in _TRANSFORMERS:
+        _TRANSFORMERS.append(builder_mixin)
+    _parser.cache_clear()
+
+
+@lru_cache(maxsize=None)
+def _parser() -> tuple[Lark, _Builder]:
+    builder_cls = type("Builder", tuple(_TRANSFORMERS) + (_Builder,), {})
+    builder = builder_cls()
+    parser = Lark(grammar_text(), parser="lalr", lexer="contextual",
+                  start=sorted(set(START_RULES.values())),
+                  keep_all_tokens=True, transformer=builder, maybe_placeholders=False)
+    return parser, builder
+
+
+def parse_block(source: SourceFile, keyword: str, start: int, end: int) -> ast.Block:
+    """Parse ``source.text[start:end]`` as a block of the given keyword.
+
+    Raises :class:`DiagnosticError` with one syntax diagnostic.
+    """
+    parser, builder = _parser()
+    builder.file = source
+    builder.base = start
+    text = source.text[start:end]
+    try:
+        block = parser.parse(text, start=START_RULES[keyword])
+    except UnexpectedInput as exc:
+        raise DiagnosticError(_syntax_diagnostic(source, start, end, exc)) from None
+    except VisitError as exc:  # a builder raised a diagnostic
+        if isinstance(exc.orig_exc, DiagnosticError):
+            raise exc.orig_exc from None
+        raise
+    return block
+
+
+def _syntax_diagnostic(source: SourceFile, base: int, end: int, exc: UnexpectedInput) -> Diagnostic:
+    if isinstance(exc, UnexpectedCharacters):
+        pos = base + exc.pos_in_stream
+        text = source.text
+        if text.startswith("/*", pos):
+            return (error("E003", "unterminated block comment", source.span(pos, pos + 2),
+                          "this `/*` is never closed").with_help("close the comment with `*/`"))
+        if text.startswith('"', pos):
+            return (error("E003", "unterminated string", source.span(pos, pos + 1),
+                          "this string is never closed").with_help('close the string with `"` on the same line'))
+        ch = text[pos] if pos < len(text) else ""
+        allowed = describe_expected(set(exc.allowed or ()))
+        return (error("E003", f"unexpected character `{ch}`", source.span(pos, pos + 1),
+                      f"expected {allowed}")
+                .with_help("`.dp` spells operators `>=`/`≥`, `<`, `->`/`→`, `:=`; see `dslc explain E003`"))
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        expected = describe_expected(set(exc.expected or ()))
+        if tok.type == "$END":
+            pos = end
+            span = source.span(max(base, pos - 1), pos) if pos > base else source.span(pos, pos)
+            return (error("E002", f"unexpected end of block: expected {expected}", span,
+                          f"expected {expected} after this")
+                    .with_help("every `{` needs a matching `}`"))
+        span = source.span(base + tok.start_pos, base + tok.end_pos)
+        diag = error("E001", f"expected {expected}, found {describe_token(tok)}", span,
+                     f"expected {expected}")
+        hint = _hint(tok, set(exc.expected or ()))
+        if hint:
+            diag.with_help(hint)
+        return diag
+    if isinstance(exc, UnexpectedEOF):
+        span = source.span(max(base, end - 1), end)
+        expected = describe_expected(set(exc.expected or ()))
+        return error("E002", f"unexpected end of block: expected {expected}", span, "the block ends here")
+    span = source.span(base, base)
+    return error("E001", "syntax error", span)
+
+
+def _hint(tok: Token, expected: set[str]) -> str | None:
+    text = str(tok)
+    if text == "=" and "ASSIGN" in expected:
+        return "assignment is written `:=`"
+    if text in ("==", "!=") or (tok.type == "EQUAL" and "GE" in expected):
+        return "guards compare with `>=` or `<`"
+    if {"TRUE", "INSAMPLE"} <= expected:
+        return "a transition reads `GUARD -> TARGET [output OUT] [store]`, e.g. `insample < x -> q1 output ⊥`"
+    if {"INPUT", "NOINPUT"} <= expected:
+        return "a state reads `state NAME input|noinput Lap(rate, mean) { ... }`"
+    if "ARROW" in expected:
+        return "write `->` (or `→`) between the guard and the target state"
+    return None

@@ -1,0 +1,123 @@
+"""Split a file into its top-level blocks before parsing.
+
+Each block is parsed on its own, so one syntax error does not hide the
+verdicts of the other blocks.  The splitter understands comments, strings and
+brace nesting; it reports text outside blocks (E007), unterminated comments
+(E003) and nesting deeper than :data:`MAX_DEPTH` (E005), which keeps every
+later phase safe from deep recursion.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dslc.diagnostics.model import Diagnostic, error
+from dslc.source import SourceFile, Span
+
+BLOCK_KEYWORDS = ("automaton", "mechanism", "hmm", "mdp", "chain")
+MAX_DEPTH = 200
+
+_KW = "|".join(BLOCK_KEYWORDS)
+_HEADER = re.compile(rf"({_KW})\b[ \t]*([A-Za-z_][A-Za-z0-9_]*)?")
+_TOKEN = re.compile(
+    r"//[^\n]*|/\*.*?\*/|(?P<open_comment>/\*)|\"[^\"\n]*\"|(?P<brace>[{}()\[\]])"
+    rf"|(?P<newkw>(?<=\n)(?:{_KW})\b)",
+    re.S,
+)
+_SKIP = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+
+
+@dataclass
+class Chunk:
+    keyword: str
+    name: str | None
+    start: int
+    end: int
+    name_span: Span
+    complete: bool = True         # False when the closing brace is missing
+    fatal: Diagnostic | None = None  # an error found while splitting (nesting)
+
+
+def split_blocks(source: SourceFile) -> tuple[list[Chunk], list[Diagnostic]]:
+    text = source.text
+    n = len(text)
+    chunks: list[Chunk] = []
+    diags: list[Diagnostic] = []
+    pos = 0
+    while True:
+        pos = _SKIP.match(text, pos).end()
+        if pos >= n:
+            break
+        if text.startswith("/*", pos):
+            diags.append(error("E003", "unterminated block comment",
+                               source.span(pos, pos + 2), "this `/*` is never closed")
+                         .with_help("close the comment with `*/`"))
+            break
+        header = _HEADER.match(text, pos)
+        if not header:
+            end = _next_block_start(text, pos)
+            line_end = text.find("\n", pos)
+            line_end = n if line_end == -1 or line_end > end else line_end
+            diags.append(error("E007", "expected a block (`automaton`, `mechanism`, `hmm`, `mdp` or `chain`)",
+                               source.span(pos, max(pos + 1, min(line_end, pos + 80))),
+                               "this is outside of any block")
+                         .with_help("put declarations inside `automaton NAME { ... }` or "
+                                    "`mechanism NAME { ... }`, or turn this line into a `//` comment"))
+            pos = end
+            continue
+        keyword, name = header.group(1), header.group(2)
+        if name:
+            name_span = source.span(header.start(2), header.end(2))
+        else:
+            name_span = source.span(header.start(1), header.end(1))
+        chunk = _scan_block(source, keyword, name, pos, header.end(), name_span)
+        chunks.append(chunk)
+        pos = chunk.end
+    return chunks, diags
+
+
+def _next_block_start(text: str, pos: int) -> int:
+    m = re.compile(rf"\n(?={_KW}\b)").search(text, pos)
+    return m.start() + 1 if m else len(text)
+
+
+def _scan_block(source: SourceFile, keyword: str, name: str | None,
+                start: int, pos: int, name_span: Span) -> Chunk:
+    text = source.text
+    depth = 0            # nesting of all brackets
+    braces = 0           # nesting of { }
+    opened = False
+    for m in _TOKEN.finditer(text, pos):
+        if m.group("open_comment"):
+            # An unterminated comment: the parser reports it at its place.
+            return Chunk(keyword, name, start, len(text), name_span, complete=False)
+        if m.group("newkw") is not None:
+            if opened and braces > 0:
+                # A new block starts at the beginning of a line while this one
+                # is still open: assume its closing brace is missing.
+                return Chunk(keyword, name, start, m.start(), name_span, complete=False)
+            if not opened:
+                return Chunk(keyword, name, start, m.start(), name_span, complete=False)
+            continue
+        ch = m.group("brace")
+        if ch is None:
+            continue
+        if ch in "{([":
+            depth += 1
+            if ch == "{":
+                braces += 1
+                opened = True
+            if depth > MAX_DEPTH:
+                diag = error("E005", f"brackets are nested more than {MAX_DEPTH} levels deep",
+                             source.span(m.start(), m.end()), "this bracket is too deep")
+                diag.with_help("flatten the program; deeply nested code is not supported")
+                end = _next_block_start(text, m.end())
+                return Chunk(keyword, name, start, end, name_span, complete=False, fatal=diag)
+        else:
+            depth = max(0, depth - 1)
+            if ch == "}":
+                braces -= 1
+                if opened and braces <= 0:
+                    return Chunk(keyword, name, start, m.end(), name_span)
+    return Chunk(keyword, name, start, len(text), name_span, complete=False)
