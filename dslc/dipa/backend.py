@@ -56,8 +56,12 @@ def check_lowered(dipa: DiPA, result: BlockResult, options: dict | None = None) 
         result.verdict = Verdict.PRIVATE
         result.d = found.weight
         result.summary = summary_line(dipa, found.weight)
-        result.explain = explain_labels(dipa, found)
-        result.extra["critical"] = critical_json(dipa, found)
+        # The per-transition lists are presentation for --explain and JSON;
+        # they are skipped when the caller asks for neither (large automata).
+        if options.get("explain", True):
+            result.explain = explain_labels(dipa, found)
+        if options.get("details", True):
+            result.extra["critical"] = critical_json(dipa, found)
     else:
         result.verdict = Verdict.NOT_PRIVATE
         kinds = sorted(found.kinds)

@@ -59,6 +59,16 @@ class Violation:
     case: str | None = None
     first_is_l: bool = True      # DP002: C is an L-cycle and C' a G-cycle (else the mirror)
     g_side: bool = True          # DP004: the cycle involved is a G-cycle (else an L-cycle)
+    via: str = ""                # DP002/DP004: "AG" or "AL", the kind of connecting path
+
+    @property
+    def subkind(self) -> str:
+        """The condition of the definition this witnesses, e.g. "DP004/c/AG"."""
+        if self.kind == "DP002":
+            return f"DP002/{self.via}"
+        if self.kind == "DP004":
+            return f"DP004/{self.case}/{self.via}"
+        return self.kind
 
 
 @dataclass
@@ -79,20 +89,24 @@ class CheckResult:
     def kinds(self) -> set[str]:
         return {v.kind for v in self.violations}
 
+    @property
+    def subkinds(self) -> set[str]:
+        return {v.subkind for v in self.violations}
+
 
 def transition_cost(dipa: DiPA, t_index: int) -> Fraction:
     """cost(t) of Section IV for a critical transition."""
     t = dipa.transitions[t_index]
     s = dipa.states[t.source]
     if not s.is_input:
-        return Fraction(s.d)
-    cost = 2 * Fraction(s.d)
+        return s.d
+    cost = 2 * s.d
     if t.output.kind is OutKind.INSAMPLE_PRIME:
-        cost += Fraction(s.d_prime)
+        cost += s.d_prime
     return cost
 
 
-def check(dipa: DiPA) -> CheckResult:
+def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:
     n = len(dipa.states)
     ts = dipa.transitions
     m = len(ts)
@@ -260,7 +274,7 @@ def check(dipa: DiPA) -> CheckResult:
 
     def full(kind: str) -> bool:
         """True (and counted as left out) once a kind has MAX_PER_KIND witnesses."""
-        if counts.get(kind, 0) >= MAX_PER_KIND:
+        if counts.get(kind, 0) >= max_per_kind:
             truncated[kind] = truncated.get(kind, 0) + 1
             return True
         return False
@@ -340,14 +354,15 @@ def check(dipa: DiPA) -> CheckResult:
                 continue
             seen_comp.add(comp[q])
             root = tag[q]
-            key = tuple(sorted((comp[root], comp[q])))
+            key = (first_is_l, comp[root], comp[q])
             if key in reported_pairs or full(LEAKING_PAIR):
                 continue
             reported_pairs.add(key)
             path = trace(parent, q)
             add(Violation(LEAKING_PAIR, prefix=prefix_to(root),
                           cycle=cycle_at(root, first_edge[comp[root]]), path=path,
-                          cycle2=cycle_at(q, second_edge[comp[q]]), first_is_l=first_is_l))
+                          cycle2=cycle_at(q, second_edge[comp[q]]), first_is_l=first_is_l,
+                          via="AG" if first_is_l else "AL"))
         # DP004 (c): from an L-cycle (G-cycle) along an AG-path (AL-path) to a
         # transition with guard >= (<) that outputs insample.
         want = GE if first_is_l else LT
@@ -357,7 +372,8 @@ def check(dipa: DiPA) -> CheckResult:
             root = tag[src[e]]
             rho = trace(parent, src[e]) + [e]
             add(Violation(VIOLATING_PATH, prefix=prefix_to(root), path=rho, case="c",
-                          cycle=cycle_at(root, first_edge[comp[root]]), g_side=not first_is_l))
+                          cycle=cycle_at(root, first_edge[comp[root]]), g_side=not first_is_l,
+                          via="AG" if first_is_l else "AL"))
 
     # DP004 (a), (b): a transition that outputs insample, followed by an AG-path
     # (AL-path) to a G-cycle (L-cycle).
@@ -389,7 +405,7 @@ def check(dipa: DiPA) -> CheckResult:
                 continue
             add(Violation(VIOLATING_PATH, prefix=prefix_to(src[e]), path=[e] + trace(parent, q),
                           case="a" if store[e] else "b", cycle=cycle_at(q, cyc_edge[comp[q]]),
-                          g_side=g_side))
+                          g_side=g_side, via="AG" if g_side else "AL"))
 
     # ---- weight: longest path in the DAG of components over critical transitions
     critical: list[tuple[int, Fraction]] = []
@@ -398,9 +414,14 @@ def check(dipa: DiPA) -> CheckResult:
     if n:
         costs = {}
         crit_edges = []
+        memo: dict[tuple, Fraction] = {}
         for e in range(m):
             if reachable[src[e]] and not on_cycle[e]:
-                cost = transition_cost(dipa, e)
+                st = dipa.states[src[e]]
+                key = (st.is_input, st.d, st.d_prime if ts[e].output.kind is OutKind.INSAMPLE_PRIME else None)
+                cost = memo.get(key)
+                if cost is None:
+                    cost = memo[key] = transition_cost(dipa, e)
                 critical.append((e, cost))
                 crit_edges.append(e)
                 costs[e] = cost

@@ -62,7 +62,7 @@ class State:
     is_input: bool
     d: Fraction
     mu: Fraction
-    d_prime: Fraction = Fraction(0)
+    d_prime: Fraction = Fraction(0)   # a shared immutable default
     mu_prime: Fraction = Fraction(0)
     span: Span | None = None          # declaration, or the step's first statement
     name_span: Span | None = None
@@ -117,7 +117,8 @@ class DiPA:
 
 def fmt_fraction(q: Fraction) -> str:
     """Exact rational as text: `1`, `5/9`, `-1/2`."""
-    q = Fraction(q)
+    if not isinstance(q, Fraction):
+        q = Fraction(q)
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 

@@ -30,7 +30,7 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
                          .secondary(first.name_span, "first declared here")
                          .with_help("rename one of the two states"))
             continue
-        d, mu, d2, mu2 = Fraction(0), Fraction(0), Fraction(0), Fraction(0)
+        d = mu = d2 = mu2 = _ZERO
         draw_span = None
         try:
             draws = decl.draws
@@ -77,7 +77,23 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
     return dipa, diags
 
 
+_ZERO = Fraction(0)
+_PARAMS_CACHE: dict[tuple[str, str], tuple[Fraction, Fraction]] = {}
+
+
 def _draw_params(draw: ast.Draw, resolve) -> tuple[Fraction, Fraction]:
+    """(d, μ) of a draw; cached by the text of its arguments (large automata repeat them)."""
+    key = (draw.rate.span.text, draw.mean.span.text)
+    hit = _PARAMS_CACHE.get(key)
+    if hit is not None:
+        return hit
+    value = _draw_params_uncached(draw, resolve)
+    if len(_PARAMS_CACHE) < 10_000:
+        _PARAMS_CACHE[key] = value
+    return value
+
+
+def _draw_params_uncached(draw: ast.Draw, resolve) -> tuple[Fraction, Fraction]:
     d = eval_rate(draw, resolve)
     try:
         mean = evaluate(draw.mean, resolve)

@@ -25,6 +25,9 @@ _PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "dp.lark"
 # theirs with :func:`register_block_kind`.
 START_RULES: dict[str, str] = {"automaton": "automaton_block", "mechanism": "mechanism_block"}
 _TRANSFORMERS: list[type] = []
+# Automaton blocks larger than this are first tried with the regex fast path
+# (dslc/syntax/fast_automaton.py), which builds the same AST much faster.
+FAST_PATH_MIN_CHARS = 20_000
 
 
 def grammar_text() -> str:
@@ -226,6 +229,9 @@ class _Builder(Transformer):
         out.span = self._span(children)
         return out
 
+    def out_name(self, children):
+        return ast.Symbol(self._span(children), str(children[0]))
+
     def out_insample(self, children):
         return ast.OutputDecl(self._span(children), "insample")
 
@@ -305,11 +311,19 @@ def _parser() -> tuple[Lark, _Builder]:
     return parser, builder
 
 
-def parse_block(source: SourceFile, keyword: str, start: int, end: int) -> ast.Block:
+def parse_block(source: SourceFile, keyword: str, start: int, end: int,
+                fast: bool | None = None) -> ast.Block:
     """Parse ``source.text[start:end]`` as a block of the given keyword.
 
     Raises :class:`DiagnosticError` with one syntax diagnostic.
     """
+    if fast is None:
+        fast = end - start > FAST_PATH_MIN_CHARS
+    if keyword == "automaton" and fast:
+        from dslc.syntax.fast_automaton import parse_automaton_fast
+        block = parse_automaton_fast(source, start, end)
+        if block is not None:
+            return block
     parser, builder = _parser()
     builder.file = source
     builder.base = start

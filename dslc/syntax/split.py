@@ -21,11 +21,11 @@ MAX_DEPTH = 200
 _KW = "|".join(BLOCK_KEYWORDS)
 _HEADER = re.compile(rf"({_KW})\b[ \t]*([A-Za-z_][A-Za-z0-9_]*)?")
 _TOKEN = re.compile(
-    r"//[^\n]*|/\*.*?\*/|(?P<open_comment>/\*)|\"[^\"\n]*\"|(?P<brace>[{}()\[\]])"
+    r"//[^\n]*+|/\*(?:[^*]|\*(?!/))*\*/|(?P<open_comment>/\*)|\"[^\"\n]*\"|(?P<brace>[{}()\[\]])"
     rf"|(?P<newkw>(?<=\n)(?:{_KW})\b)",
     re.S,
 )
-_SKIP = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+_SKIP = re.compile(r"(?:\s+|//[^\n]*+|/\*(?:[^*]|\*(?!/))*\*/)*", re.S)
 
 
 @dataclass

@@ -1,0 +1,100 @@
+"""Generators of large DiP automata for the benchmarks (as IR or as `.dp` text)."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from dslc.ir.dipa import DiPA, Guard, State, Transition, symbol, OUT_INSAMPLE_PRIME
+
+TOP, BOT = symbol("⊤"), symbol("⊥")
+
+
+def svt_chain(n_states: int) -> DiPA:
+    """SVT gadgets in a row: store a threshold, loop on `<`, leave on `>=` to the next
+    gadget (SVT with n/2 restarts).  Well-formed, d = n/2 · (1/2 + 2·1/4)."""
+    dipa = DiPA("svt_chain")
+    gadgets = max(1, n_states // 2)
+    for g in range(gadgets):
+        dipa.add_state(State(f"t{g}", False, Fraction(1, 2), Fraction(0)))
+        dipa.add_state(State(f"l{g}", True, Fraction(1, 4), Fraction(0)))
+    dipa.add_state(State("end", True, Fraction(1, 4), Fraction(0)))
+    for g in range(gadgets):
+        t, loop, nxt = 2 * g, 2 * g + 1, 2 * g + 2
+        dipa.add_transition(Transition(t, Guard.TRUE, loop, BOT, True))
+        dipa.add_transition(Transition(loop, Guard.LT, loop, BOT, False))
+        dipa.add_transition(Transition(loop, Guard.GE, nxt, TOP, False))
+    return dipa
+
+
+def sorted_chain(n_states: int) -> DiPA:
+    """Like svt_chain but every loop stores its draw: one leaking cycle per gadget."""
+    dipa = svt_chain(n_states)
+    for t in dipa.transitions:
+        if t.guard is Guard.LT:
+            t.store = True
+    dipa.name = "sorted_chain"
+    return dipa
+
+
+def random_well_formed(n_states: int, seed: int = 0) -> DiPA:
+    """A random forward DAG (random guards, stores, outputs) with `<` self-loops that output
+    symbols and never store: no leaking or disclosing cycle, no G-cycle, no insample output."""
+    rng = random.Random(seed)
+    dipa = DiPA("random_wf")
+    rates = [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2, 9)]
+    for i in range(n_states):
+        dipa.add_state(State(f"s{i}", i > 0 and rng.random() < 0.8, rng.choice(rates), Fraction(0),
+                             Fraction(1, 9), Fraction(0)))
+    for i in range(n_states - 1):
+        s = dipa.states[i]
+        fwd = lambda: rng.randint(i + 1, min(n_states - 1, i + 20))  # noqa: E731
+        if i == 0 or not s.is_input:
+            dipa.add_transition(Transition(i, Guard.TRUE, fwd(), BOT, i == 0 or rng.random() < 0.3))
+        elif rng.random() < 0.5:
+            dipa.add_transition(Transition(i, Guard.LT, i, BOT, False))
+            dipa.add_transition(Transition(i, Guard.GE, fwd(), rng.choice([TOP, OUT_INSAMPLE_PRIME]),
+                                           rng.random() < 0.3))
+        else:
+            dipa.add_transition(Transition(i, Guard.LT, fwd(), BOT, rng.random() < 0.3))
+            dipa.add_transition(Transition(i, Guard.GE, fwd(), TOP, rng.random() < 0.3))
+    return dipa
+
+
+def random_ill_formed(n_states: int, seed: int = 0) -> DiPA:
+    """Random targets anywhere: large strongly connected parts, stores, real outputs."""
+    rng = random.Random(seed)
+    dipa = DiPA("random_if")
+    for i in range(n_states):
+        dipa.add_state(State(f"s{i}", i > 0, Fraction(1, 4), Fraction(0), Fraction(1, 9), Fraction(0)))
+    outs = [TOP, BOT, symbol("a"), OUT_INSAMPLE_PRIME]
+    for i in range(n_states):
+        tgt = lambda: rng.randrange(n_states)  # noqa: E731
+        if i == 0:
+            dipa.add_transition(Transition(0, Guard.TRUE, tgt(), BOT, True))
+            continue
+        o1 = rng.choice(outs)
+        o2 = rng.choice([o for o in outs if o != o1 and not (o.is_real and o1.is_real)])
+        dipa.add_transition(Transition(i, Guard.GE, tgt(), o1, rng.random() < 0.1))
+        dipa.add_transition(Transition(i, Guard.LT, tgt(), o2, rng.random() < 0.1))
+    return dipa
+
+
+def to_text(dipa: DiPA) -> str:
+    """The automaton as a `.dp` block."""
+    from dslc.ir.dipa import fmt_fraction, fmt_rate, OutKind
+    lines = [f"automaton {dipa.name} {{"]
+    out = dipa.out_edges()
+    for q, s in enumerate(dipa.states):
+        head = f"  state {s.name} {'input' if s.is_input else 'noinput'} Lap({fmt_rate(s.d)}, {fmt_fraction(s.mu)})"
+        if s.d_prime:
+            head += f", Lap'({fmt_rate(s.d_prime)}, {fmt_fraction(s.mu_prime)})"
+        body = []
+        for e in out[q]:
+            t = dipa.transitions[e]
+            g = {Guard.TRUE: "true", Guard.GE: "insample >= x", Guard.LT: "insample < x"}[t.guard]
+            o = "" if t.output.kind is OutKind.SYMBOL and t.output.symbol is None else f" output {t.output}"
+            body.append(f"{g} -> {dipa.states[t.target].name}{o}{' store' if t.store else ''}")
+        lines.append(head + " { " + "; ".join(body) + " }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
