@@ -8,6 +8,9 @@ from fractions import Fraction
 from dslc.ir.dipa import DiPA, Guard, State, Transition, symbol, OUT_INSAMPLE_PRIME
 
 TOP, BOT = symbol("⊤"), symbol("⊥")
+# Shared rate objects, as the lowering shares equal rates between states.
+Q14, Q12, Q1, Q29, Q19, Q0 = (Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2, 9),
+                              Fraction(1, 9), Fraction(0))
 
 
 def svt_chain(n_states: int) -> DiPA:
@@ -16,9 +19,9 @@ def svt_chain(n_states: int) -> DiPA:
     dipa = DiPA("svt_chain")
     gadgets = max(1, n_states // 2)
     for g in range(gadgets):
-        dipa.add_state(State(f"t{g}", False, Fraction(1, 2), Fraction(0)))
-        dipa.add_state(State(f"l{g}", True, Fraction(1, 4), Fraction(0)))
-    dipa.add_state(State("end", True, Fraction(1, 4), Fraction(0)))
+        dipa.add_state(State(f"t{g}", False, Q12, Q0, Q0, Q0))
+        dipa.add_state(State(f"l{g}", True, Q14, Q0, Q0, Q0))
+    dipa.add_state(State("end", True, Q14, Q0, Q0, Q0))
     for g in range(gadgets):
         t, loop, nxt = 2 * g, 2 * g + 1, 2 * g + 2
         dipa.add_transition(Transition(t, Guard.TRUE, loop, BOT, True))
@@ -42,10 +45,9 @@ def random_well_formed(n_states: int, seed: int = 0) -> DiPA:
     symbols and never store: no leaking or disclosing cycle, no G-cycle, no insample output."""
     rng = random.Random(seed)
     dipa = DiPA("random_wf")
-    rates = [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2, 9)]
+    rates = [Q14, Q12, Q1, Q29]
     for i in range(n_states):
-        dipa.add_state(State(f"s{i}", i > 0 and rng.random() < 0.8, rng.choice(rates), Fraction(0),
-                             Fraction(1, 9), Fraction(0)))
+        dipa.add_state(State(f"s{i}", i > 0 and rng.random() < 0.8, rng.choice(rates), Q0, Q19, Q0))
     for i in range(n_states - 1):
         s = dipa.states[i]
         fwd = lambda: rng.randint(i + 1, min(n_states - 1, i + 20))  # noqa: E731
@@ -66,7 +68,7 @@ def random_ill_formed(n_states: int, seed: int = 0) -> DiPA:
     rng = random.Random(seed)
     dipa = DiPA("random_if")
     for i in range(n_states):
-        dipa.add_state(State(f"s{i}", i > 0, Fraction(1, 4), Fraction(0), Fraction(1, 9), Fraction(0)))
+        dipa.add_state(State(f"s{i}", i > 0, Q14, Q0, Q19, Q0))
     outs = [TOP, BOT, symbol("a"), OUT_INSAMPLE_PRIME]
     for i in range(n_states):
         tgt = lambda: rng.randrange(n_states)  # noqa: E731

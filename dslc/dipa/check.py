@@ -162,37 +162,40 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:
     comp = [-1] * n
     comp_order: list[int] = []       # component ids in completion order (reverse topological)
     if n:
+        adj = [dst[e] for e in order]          # targets in CSR order
+        ptr = start[:-1]                       # next out-edge to explore, per state
         index = [-1] * n
         low = [0] * n
         on_stack = [False] * n
         stack: list[int] = []
-        counter = 0
+        counter = 1
         ncomp = 0
-        index[init] = low[init] = counter
-        counter += 1
+        index[init] = low[init] = 0
         stack.append(init)
         on_stack[init] = True
-        work = [(init, start[init])]
+        work = [init]
         while work:
-            v, k = work[-1]
+            v = work[-1]
+            k = ptr[v]
             if k < start[v + 1]:
-                work[-1] = (v, k + 1)
-                w = dst[order[k]]
+                ptr[v] = k + 1
+                w = adj[k]
                 if index[w] == -1:
                     index[w] = low[w] = counter
                     counter += 1
                     stack.append(w)
                     on_stack[w] = True
-                    work.append((w, start[w]))
+                    work.append(w)
                 elif on_stack[w] and index[w] < low[v]:
                     low[v] = index[w]
                 continue
             work.pop()
+            lv = low[v]
             if work:
-                u = work[-1][0]
-                if low[v] < low[u]:
-                    low[u] = low[v]
-            if low[v] == index[v]:
+                u = work[-1]
+                if lv < low[u]:
+                    low[u] = lv
+            if lv == index[v]:
                 while True:
                     w = stack.pop()
                     on_stack[w] = False
@@ -412,23 +415,31 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:
     weight = None
     heaviest: list[int] = []
     if n:
-        costs = {}
-        crit_edges = []
-        memo: dict[tuple, Fraction] = {}
-        for e in range(m):
-            if reachable[src[e]] and not on_cycle[e]:
-                st = dipa.states[src[e]]
-                key = (st.is_input, st.d, st.d_prime if ts[e].output.kind is OutKind.INSAMPLE_PRIME else None)
-                cost = memo.get(key)
-                if cost is None:
-                    cost = memo[key] = transition_cost(dipa, e)
-                critical.append((e, cost))
-                crit_edges.append(e)
-                costs[e] = cost
+        # Costs are exact: scale every rate by the lcm of the denominators so the
+        # longest-path search adds integers.  Rates are looked up by object
+        # identity first (the lowering shares equal Fractions), which keeps a
+        # million-state automaton from hashing a million Fractions.
+        states = dipa.states
+        crit_edges = [e for e in range(m) if reachable[src[e]] and not on_cycle[e]]
+        prime_out = [ts[e].output.kind is OutKind.INSAMPLE_PRIME for e in crit_edges]
+        by_id: dict[int, Fraction] = {}
+        for e in crit_edges:
+            st = states[src[e]]
+            by_id[id(st.d)] = st.d
+            by_id[id(st.d_prime)] = st.d_prime
         denom = 1
-        for cost in set(costs.values()):
-            denom = lcm(denom, cost.denominator)
-        icost = {e: int(c * denom) for e, c in costs.items()}
+        for q in {f.denominator for f in by_id.values()}:
+            denom = lcm(denom, q)
+        scaled = {k: int(f * denom) for k, f in by_id.items()}
+        icost: dict[int, int] = {}
+        for e, pr in zip(crit_edges, prime_out):
+            st = states[src[e]]
+            if not st.is_input:
+                c = scaled[id(st.d)]
+            else:
+                c = 2 * scaled[id(st.d)] + (scaled[id(st.d_prime)] if pr else 0)
+            icost[e] = c
+            critical.append((e, Fraction(c, denom)))
         # edges grouped by source component
         by_comp: list[list[int]] = [[] for _ in range(ncomp)]
         for e in crit_edges:

@@ -178,15 +178,19 @@ def explain_labels(dipa: DiPA, result: CheckResult) -> list[Label]:
         t = dipa.transitions[e]
         s = dipa.states[t.source]
         if s.is_input:
-            formula = f"2·{fmt_fraction(s.d)}"
+            formula = f"2d = 2·{fmt_fraction(s.d)}"
             if t.output.kind.value == "insample'":
-                formula += f" + {fmt_fraction(s.d_prime)}"
+                formula = f"2d + d′ = 2·{fmt_fraction(s.d)} + {fmt_fraction(s.d_prime)}"
             what = "critical input transition"
         else:
-            formula = fmt_fraction(s.d)
+            formula = f"d = {fmt_fraction(s.d)}"
             what = "critical non-input transition"
+        if formula.endswith(f"= {fmt_fraction(cost)}"):
+            text_cost = formula
+        else:
+            text_cost = f"{formula} = {fmt_fraction(cost)}"
         mark = " (on the heaviest path)" if e in heaviest else ""
-        text = f"{what}, cost {formula} = {fmt_fraction(cost)}{mark}"
+        text = f"{what}, cost {text_cost}{mark}"
         if t.span is not None:
             labels.append(Label(t.span, text, primary=e in heaviest))
     return labels
@@ -208,5 +212,5 @@ def summary_line(dipa: DiPA, weight: Fraction) -> str:
     d = fmt_fraction(weight)
     if weight == 0:
         return "differentially private for every ε > 0 with d = 0 (no critical transition costs anything)"
-    eps = "ε" if weight == 1 else f"{d}·ε"
+    eps = fmt_rate(weight)
     return f"{eps}-differentially private for every ε > 0 (d = {d})"

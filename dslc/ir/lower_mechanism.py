@@ -383,10 +383,12 @@ class Lowerer:
         local = [isinstance(x, ast.Name) and ctx.locals.get(x.name) == "draw" for x in sides]
         draw_side = next((i for i in range(2) if fresh[i] or local[i]), None)
         if draw_side is None:
-            for x in sides:
-                if isinstance(x, ast.Name) and x.name in self.assigned and x.name not in ctx.locals \
-                        and x.name != self.stored and self.stored is not None:
-                    raise DiagnosticError(self.name_error(x, "in a comparison"))
+            stale = [x for x in sides if isinstance(x, ast.Name) and x.name in self.assigned
+                     and x.name not in ctx.locals and x.name != self.stored]
+            if stale and (len(stale) == 2 or self.stored is not None
+                          or any(isinstance(x, ast.Name) and x.name == self.stored for x in sides)
+                          or all(isinstance(x, ast.Name) and x.name in self.assigned for x in sides)):
+                raise DiagnosticError(self.name_error(stale[0], "in a comparison"))
             raise DiagnosticError(error("E111", "a condition must compare a fresh draw with the stored variable",
                                         cond.span, "no draw of this step is compared here")
                                   .with_help("compare a draw with the threshold, e.g. `if Lap(ε/4, q) >= x`"))

@@ -356,6 +356,10 @@ def _syntax_diagnostic(source: SourceFile, base: int, end: int, exc: UnexpectedI
                 .with_help("`.dp` spells operators `>=`/`≥`, `<`, `->`/`→`, `:=`; see `dslc explain E003`"))
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
+        if tok.type != "$END" and source.text.startswith("/*", base + tok.start_pos):
+            pos = base + tok.start_pos
+            return (error("E003", "unterminated block comment", source.span(pos, pos + 2),
+                          "this `/*` is never closed").with_help("close the comment with `*/`"))
         expected = describe_expected(set(exc.expected or ()))
         if tok.type == "$END":
             pos = end

@@ -1,0 +1,49 @@
+"""Golden files: the rendered text of diagnostics (colour off, fixed width).
+
+Regenerate with `DSLC_UPDATE_GOLDEN=1 python3 -m pytest tests/test_golden.py`
+and review the diff like any other change.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+
+CASES = [
+    # (golden file, command line arguments)
+    ("svt_explain.out", ["examples/svt.dp", "--explain"]),
+    ("numeric_sparse_explain.out", ["examples/numeric_sparse.dp", "--explain"]),
+    ("sorted_desc.out", ["examples/sorted_desc.dp"]),
+    ("svt_star.out", ["examples/svt_star.dp"]),
+    ("numeric_sparse_mod.out", ["examples/numeric_sparse_mod.dp"]),
+    ("syntax_errors.out", ["tests/golden/syntax_errors.dp"]),
+    ("dipa_errors.out", ["tests/golden/dipa_errors.dp"]),
+    ("mechanism_errors.out", ["tests/golden/mechanism_errors.dp"]),
+    ("gcc.out", ["examples/sorted_desc.dp", "examples/svt_star.dp", "tests/golden/dipa_errors.dp",
+                 "--format", "gcc"]),
+]
+
+
+def render(args: list[str]) -> str:
+    env = dict(os.environ, COLUMNS="100", NO_COLOR="1")
+    proc = subprocess.run([sys.executable, "-m", "dslc", "check", "--color", "never", *args],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert "Traceback" not in proc.stderr
+    return proc.stdout + (f"[exit {proc.returncode}]\n")
+
+
+@pytest.mark.parametrize("name,args", CASES, ids=[c[0] for c in CASES])
+def test_golden(name, args):
+    got = render(args)
+    path = GOLDEN / name
+    if os.environ.get("DSLC_UPDATE_GOLDEN"):
+        path.write_text(got, encoding="utf-8")
+    assert path.exists(), f"missing golden file {name}; run with DSLC_UPDATE_GOLDEN=1"
+    assert got == path.read_text(encoding="utf-8")
