@@ -94,7 +94,8 @@ def _binop(node: ast.BinOp, left: Linear, right: Linear) -> Linear:
         if not right.is_const():
             raise NotLinear(node, "a division by a quantity that is not a constant")
         if right.const == 0:
-            raise NotLinear(node, "a division by zero")
+            raise DiagnosticError(error("E008", "division by zero", node.span, "the divisor is 0")
+                                  .with_help("numbers are exact rationals; a fraction needs a non-zero denominator"))
         return left.scale(1 / right.const)
     raise NotLinear(node, f"the operator `{op}`")
 
