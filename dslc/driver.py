@@ -18,6 +18,11 @@ from dslc.syntax.parser import parse_block
 from dslc.syntax.split import Chunk, split_blocks
 
 Backend = Callable[[ast.Block, SourceFile, dict], BlockResult]
+
+
+class CheckCancelled(Exception):
+    """Raised by :func:`check_source` when ``options["cancelled"]()`` turns true
+    (the language server cancels checks of text that has changed since)."""
 BACKENDS: dict[str, Backend] = {}
 
 # Block kinds whose backends are loaded lazily (keyword -> module).
@@ -84,7 +89,10 @@ def check_source(source: SourceFile, options: dict | None = None) -> FileResult:
             error("E006", "this file holds no block to check", source.span(0, 0), "empty file")
             .with_help("start with `automaton NAME { ... }` or `mechanism NAME { ... }`; see examples/"))
     names: dict[str, Chunk] = {}
+    cancelled = (options or {}).get("cancelled")
     for chunk in chunks:
+        if cancelled is not None and cancelled():
+            raise CheckCancelled()
         block_result = check_chunk(source, chunk, options or {})
         if chunk.name and chunk.name in names:
             first = names[chunk.name]

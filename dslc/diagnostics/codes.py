@@ -39,6 +39,11 @@ def lookup(code: str) -> CodeInfo | None:
 
 # --------------------------------------------------------------------------
 # E0xx: reading and parsing
+register("E000", "internal-error", "A bug in dslc, not in the checked file.", """
+dslc met a situation it does not handle.  The message says where; please
+report it with the file that triggered it (`DSLC_DEBUG=1` shows the Python
+traceback).
+""")
 register("E001", "syntax-error", "The text does not follow the grammar of `.dp`.", """
 The parser met a token it did not expect.  The message says what it expected
 at that spot in words ("a guard such as `insample >= x`"), and the caret

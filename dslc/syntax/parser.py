@@ -27,7 +27,7 @@ START_RULES: dict[str, str] = {"automaton": "automaton_block", "mechanism": "mec
 _TRANSFORMERS: list[type] = []
 # Automaton blocks larger than this are first tried with the regex fast path
 # (dslc/syntax/fast_automaton.py), which builds the same AST much faster.
-FAST_PATH_MIN_CHARS = 20_000
+FAST_PATH_MIN_CHARS = 0
 
 
 def grammar_text() -> str:
@@ -331,7 +331,7 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
     try:
         block = parser.parse(text, start=START_RULES[keyword])
     except UnexpectedInput as exc:
-        raise DiagnosticError(_syntax_diagnostic(source, start, end, exc)) from None
+        raise DiagnosticError(_syntax_diagnostic(source, start, end, exc, keyword)) from None
     except VisitError as exc:  # a builder raised a diagnostic
         if isinstance(exc.orig_exc, DiagnosticError):
             raise exc.orig_exc from None
@@ -339,7 +339,8 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
     return block
 
 
-def _syntax_diagnostic(source: SourceFile, base: int, end: int, exc: UnexpectedInput) -> Diagnostic:
+def _syntax_diagnostic(source: SourceFile, base: int, end: int, exc: UnexpectedInput,
+                       keyword: str = "automaton") -> Diagnostic:
     if isinstance(exc, UnexpectedCharacters):
         pos = base + exc.pos_in_stream
         text = source.text
@@ -370,7 +371,7 @@ def _syntax_diagnostic(source: SourceFile, base: int, end: int, exc: UnexpectedI
         span = source.span(base + tok.start_pos, base + tok.end_pos)
         diag = error("E001", f"expected {expected}, found {describe_token(tok)}", span,
                      f"expected {expected}")
-        hint = _hint(tok, set(exc.expected or ()))
+        hint = _hint(tok, set(exc.expected or ())) if keyword in ("automaton", "mechanism") else None
         if hint:
             diag.with_help(hint)
         return diag

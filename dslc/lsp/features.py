@@ -1,0 +1,293 @@
+"""Hover, document symbols and go-to-definition, read off an :class:`Analysis`.
+
+Everything here formats what the phases already computed: the block results
+(verdict, d, diagnostics) for every block kind, and for DiPA blocks the IR
+(``artifacts["dipa"]``) and the checker's result (``artifacts["check"]``)
+when present.  Other backends can contribute without changes here by putting
+``artifacts["symbols"]`` (a list of ``(name, detail, span, name_span)``) and
+``artifacts["hover"]`` (a list of ``(span, markdown)``) into their results.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from dslc.diagnostics import codes
+from dslc.ir.dipa import DiPA, Guard, OutKind, fmt_fraction, fmt_rate
+from dslc.lsp.analysis import Analysis
+from dslc.results import BlockResult, Verdict
+from dslc.source import Span
+
+BLOCK_KIND = lsp.SymbolKind.Module
+STATE_KIND = lsp.SymbolKind.EnumMember
+OTHER_KIND = lsp.SymbolKind.Field
+
+VERDICT = {
+    Verdict.PRIVATE: "✓ private",
+    Verdict.NOT_PRIVATE: "✗ not private",
+    Verdict.ERROR: "could not be checked",
+    Verdict.UNKNOWN: "? unknown (the check did not finish)",
+}
+# Which kind wins when several elements have the same (smallest) span.
+_PRIORITY = {"block": 0, "extra": 1, "draw": 2, "state": 3, "transition": 4}
+
+
+def _md(text: str) -> lsp.MarkupContent:
+    return lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text)
+
+
+def _inside(span: Span | None, offset: int, inclusive_end: bool = False) -> bool:
+    if span is None:
+        return False
+    if inclusive_end:
+        return span.start <= offset <= span.end
+    return span.start <= offset < span.end or span.start == span.end == offset
+
+
+# ------------------------------------------------------------------ hover
+def hover(analysis: Analysis, position: lsp.Position) -> lsp.Hover | None:
+    offset = analysis.encoder.offset(position)
+    block = analysis.block_at(offset)
+    if block is None:
+        return None
+    hits = _hits(block, offset)
+    if not hits:
+        return None
+    size = min(span.end - span.start for span, _, _ in hits)
+    hits = [h for h in hits if h[0].end - h[0].start == size]
+    kind = min((h[1] for h in hits), key=_PRIORITY.__getitem__)
+    chosen = [h for h in hits if h[1] == kind]
+    span = chosen[0][0]
+    dipa: DiPA | None = block.artifacts.get("dipa")
+    if kind == "block":
+        text = _block_text(analysis, block)
+    elif kind == "extra":
+        text = "\n\n".join(payload for _, _, payload in chosen)
+    elif kind in ("state", "draw"):
+        seen: list[int] = []
+        for _, _, q in chosen:
+            if q not in seen:
+                seen.append(q)
+        text = "\n\n---\n\n".join(_state_text(block, dipa, q, draw=kind == "draw") for q in seen)
+    else:
+        edges: list[int] = []
+        for _, _, e in chosen:
+            if e not in edges:
+                edges.append(e)
+        text = _transitions_text(block, dipa, edges)
+    return lsp.Hover(contents=_md(text), range=analysis.encoder.span_range(span))
+
+
+def _hits(block: BlockResult, offset: int) -> list[tuple[Span, str, object]]:
+    hits: list[tuple[Span, str, object]] = []
+    if _inside(block.span, offset):
+        hits.append((block.span, "block", None))
+    for span, text in block.artifacts.get("hover", ()) or ():
+        if _inside(span, offset):
+            hits.append((span, "extra", text))
+    dipa: DiPA | None = block.artifacts.get("dipa")
+    if dipa is None:
+        return hits
+    for q, s in enumerate(dipa.states):
+        for span, kind in ((s.name_span, "state"), (s.span, "state"), (s.draw_span, "draw")):
+            if _inside(span, offset):
+                hits.append((span, kind, q))
+    for e, t in enumerate(dipa.transitions):
+        if _inside(t.target_span, offset):
+            hits.append((t.target_span, "state", t.target))
+        for span in (t.span, t.guard_span, t.output_span, t.store_span):
+            if _inside(span, offset):
+                hits.append((span, "transition", e))
+    return hits
+
+
+def _title(block: BlockResult) -> str:
+    text = f"**{block.kind}** `{block.name}` — {VERDICT.get(block.verdict, block.verdict.value)}"
+    if block.d is not None:
+        text += f", d = {fmt_fraction(block.d)}"
+    return text
+
+
+def _block_text(analysis: Analysis, block: BlockResult) -> str:
+    parts = [_title(block)]
+    if block.summary:
+        parts.append(block.summary)
+    dipa: DiPA | None = block.artifacts.get("dipa")
+    check = block.artifacts.get("check")
+    if dipa is not None and check is not None:
+        line = f"{len(dipa.states)} states, {len(dipa.transitions)} transitions"
+        if block.verdict is Verdict.PRIVATE and check.heaviest:
+            costs = dict(check.critical)
+            terms = " + ".join(fmt_fraction(costs[e]) for e in check.heaviest)
+            line += f"; d = wt(A) = {terms}, the costs of the critical transitions on the heaviest path"
+        parts.append(line)
+    if block.diagnostics:
+        items = []
+        for d in block.diagnostics:
+            where = ""
+            if d.span is not None and d.span.file.text is analysis.text:
+                where = f" (line {analysis.encoder.position(d.span.start).line + 1})"
+            items.append(f"- `{d.code}`{where}: {d.message}")
+        parts.append("\n".join(items))
+    return "\n\n".join(parts)
+
+
+def _cost(block: BlockResult, dipa: DiPA, e: int) -> str:
+    check = block.artifacts.get("check")
+    if check is None:
+        return "not checked (the block has errors)"
+    t = dipa.transitions[e]
+    if not check.reachable[t.source]:
+        return "unreachable"
+    if check.on_cycle[e]:
+        return "on a cycle: no cost in d (only critical transitions count)"
+    cost = dict(check.critical).get(e)
+    if cost is None:
+        return "critical"
+    for label in block.explain:
+        if t.span is not None and (label.span.start, label.span.end) == (t.span.start, t.span.end):
+            return label.message
+    text = f"critical, cost {fmt_fraction(cost)}"
+    if block.verdict is Verdict.PRIVATE and e in check.heaviest:
+        text += " (on the heaviest path)"
+    return text
+
+
+def _transitions_text(block: BlockResult, dipa: DiPA, edges: list[int]) -> str:
+    lines = [f"**transition{'s' if len(edges) > 1 else ''}** of {block.kind} `{block.name}`", ""]
+    for e in edges:
+        lines.append(f"- `{dipa.describe_transition(e)}` — {_cost(block, dipa, e)}")
+    return "\n".join(lines)
+
+
+def _mean(dipa: DiPA, is_input: bool, mu) -> str:
+    if not is_input:
+        return fmt_fraction(mu)
+    word = "q" if dipa.kind == "mechanism" else "input"
+    return word if mu == 0 else f"{word} {'+' if mu > 0 else '-'} {fmt_fraction(abs(mu))}"
+
+
+def _state_text(block: BlockResult, dipa: DiPA, q: int, draw: bool = False) -> str:
+    s = dipa.states[q]
+    word = "step" if dipa.kind == "mechanism" else "state"
+    head = f"**{'draw of ' if draw else ''}{word}** `{s.name}` of {block.kind} `{block.name}`"
+    out = [head]
+    if s.terminal:
+        out.append("the mechanism halts here")
+        return "\n\n".join(out)
+    roles = []
+    if q == dipa.initial:
+        roles.append("initial")
+    roles.append("input" if s.is_input else "non-input (reads no input)")
+    edges = [e for e, t in enumerate(dipa.transitions) if t.source == q]
+    guards = {dipa.transitions[e].guard for e in edges}
+    if guards - {Guard.TRUE}:
+        roles.append("compares its draw with `x`")
+    if any(dipa.transitions[e].store for e in edges):
+        roles.append("stores its draw in `x`")
+    if any(dipa.transitions[e].output.kind is OutKind.INSAMPLE for e in edges):
+        roles.append("outputs its draw")
+    if any(dipa.transitions[e].output.kind is OutKind.INSAMPLE_PRIME for e in edges):
+        roles.append("outputs a second draw")
+    out.append("role: " + "; ".join(roles))
+    draws = f"insample ~ Lap({fmt_rate(s.d)}, {_mean(dipa, s.is_input, s.mu)})"
+    if s.d_prime != 0 or s.mu_prime != 0:
+        draws += f", insample′ ~ Lap({fmt_rate(s.d_prime)}, {_mean(dipa, s.is_input, s.mu_prime)})"
+    out.append(draws)
+    if edges:
+        out.append("\n".join(f"- `{dipa.describe_transition(e)}` — {_cost(block, dipa, e)}" for e in edges))
+    else:
+        out.append("no transitions: the run ends here")
+    witnessed = []
+    for d in block.diagnostics:
+        names = (d.data.get("witness") or {}).get("states") if isinstance(d.data, dict) else None
+        if names and s.name in names:
+            info = codes.lookup(d.code)
+            witnessed.append(f"`{d.code}`" + (f" ({info.title})" if info else ""))
+    if witnessed:
+        out.append("on the witness of " + ", ".join(dict.fromkeys(witnessed)))
+    return "\n\n".join(out)
+
+
+# ------------------------------------------------------------------ symbols
+def _verdict_detail(block: BlockResult) -> str:
+    text = f"{block.kind} · {block.verdict.value}"
+    if block.d is not None:
+        text += f", d = {fmt_fraction(block.d)}"
+    return text
+
+
+def document_symbols(analysis: Analysis, hierarchical: bool = True):
+    """DocumentSymbol trees (blocks with their states), or a flat list of
+    SymbolInformation for clients without hierarchical support."""
+    enc = analysis.encoder
+    tree: list[lsp.DocumentSymbol] = []
+    for ext in analysis.extents:
+        block = ext.block
+        children = []
+        for name, detail, span, name_span in _state_symbols(block):
+            span = span or name_span
+            if not (ext.start <= span.start and span.end <= ext.end
+                    and span.start <= name_span.start and name_span.end <= span.end):
+                continue
+            children.append(lsp.DocumentSymbol(
+                name=name, kind=STATE_KIND if block.artifacts.get("dipa") is not None else OTHER_KIND,
+                range=enc.span_range(span), selection_range=enc.span_range(name_span), detail=detail))
+        tree.append(lsp.DocumentSymbol(
+            name=block.name, kind=BLOCK_KIND, range=enc.range(ext.start, ext.end),
+            selection_range=enc.span_range(block.span), detail=_verdict_detail(block),
+            children=children or None))
+    if hierarchical:
+        return tree
+    flat: list[lsp.SymbolInformation] = []
+    for sym in tree:
+        flat.append(lsp.SymbolInformation(name=sym.name, kind=sym.kind,
+                                          location=lsp.Location(analysis.uri, sym.range)))
+        for child in sym.children or ():
+            flat.append(lsp.SymbolInformation(name=child.name, kind=child.kind, container_name=sym.name,
+                                              location=lsp.Location(analysis.uri, child.range)))
+    return flat
+
+
+def _state_symbols(block: BlockResult):
+    extra = block.artifacts.get("symbols")
+    if extra:
+        yield from extra
+    dipa: DiPA | None = block.artifacts.get("dipa")
+    if dipa is None:
+        return
+    for q, s in enumerate(dipa.states):
+        if s.terminal or (s.name_span is None and s.span is None):
+            continue
+        roles = (["initial"] if q == dipa.initial else []) + ["input" if s.is_input else "noinput"]
+        detail = ", ".join(roles) + f" · Lap({fmt_rate(s.d)})"
+        if dipa.kind == "mechanism":
+            yield s.name, "step · " + detail, s.span, s.span
+        else:
+            yield s.name, detail, s.span, s.name_span or s.span
+
+
+# ------------------------------------------------------------------ definition
+def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location] | None:
+    """Where a state named in an `automaton` block is declared."""
+    offset = analysis.encoder.offset(position)
+    block = analysis.block_at(offset)
+    if block is None:
+        return None
+    dipa: DiPA | None = block.artifacts.get("dipa")
+    if dipa is None or dipa.kind != "automaton":
+        return None
+    target = None
+    for t in dipa.transitions:
+        if _inside(t.target_span, offset, inclusive_end=True):
+            target = t.target
+            break
+    if target is None:
+        for q, s in enumerate(dipa.states):
+            if _inside(s.name_span, offset, inclusive_end=True):
+                target = q
+                break
+    if target is None or dipa.states[target].name_span is None:
+        return None
+    span = dipa.states[target].name_span
+    return [lsp.Location(uri=analysis.uri, range=analysis.encoder.span_range(span))]

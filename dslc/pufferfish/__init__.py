@@ -1,0 +1,1 @@
+"""Pufferfish privacy of hidden Markov models and MDPs (`hmm` / `mdp` blocks)."""

@@ -1,0 +1,132 @@
+"""The Pufferfish backend: `hmm` and `mdp` blocks.
+
+Lower to the Markov IR (structural checks, E2xx), prove the symbolic
+obligations with z3 (E205/E206/E209/E218/E224), then check every protected
+pair with one SMT query per direction, or synthesise the `find` parameters.
+Importing this module registers the block kinds with the parser and the
+driver.
+"""
+
+from __future__ import annotations
+
+import time
+
+import z3
+
+from dslc.driver import register_backend
+from dslc.ir.lower_markov import lower_markov
+from dslc.ir.markov import MarkovModel, fmt
+from dslc.pufferfish import codes as _codes  # noqa: F401  (registers E2xx)
+from dslc.pufferfish.check import Outcome, check_exact, check_model, find_params
+from dslc.pufferfish.diagnose import (bound_text, eps_text, no_values_diagnostic, private_summary,
+                                      unknown_diagnostic, violation_diagnostic)
+from dslc.pufferfish.syntax import MarkovBlock, MarkovBuilderMixin
+from dslc.pufferfish.validate import ValidationTimeout, prove_obligations
+from dslc.results import BlockResult, Verdict
+from dslc.source import SourceFile
+from dslc.syntax.parser import register_block_kind
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | None = None) -> BlockResult:
+    options = options or {}
+    timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
+    # In-process options (no CLI flag): the SMT encoding ("improved" | "plain") and the
+    # engine for numeric models ("smt", the default; "dp" exact set-DP; "enum" enumeration).
+    style = options.get("pufferfish_encoding", "improved")
+    engine = options.get("pufferfish_engine", "smt")
+    result = BlockResult(block.name, block.kind, block.name_span, Verdict.ERROR)
+    start = time.perf_counter()
+    model, diags = lower_markov(block)
+    if model is None or diags:
+        result.diagnostics.extend(diags)
+        return result
+    result.artifacts["markov"] = model
+    _describe(model, result)
+    try:
+        diags = prove_obligations(model, seconds=timeout)
+    except ValidationTimeout:
+        outcome = Outcome("unknown", reason="the time limit was reached while proving the model well formed",
+                          seconds=time.perf_counter() - start)
+        return _unknown(model, result, outcome, timeout)
+    except z3.Z3Exception as exc:
+        outcome = Outcome("unknown", reason=f"z3 failed: {exc}", seconds=time.perf_counter() - start)
+        return _unknown(model, result, outcome, timeout)
+    if diags:
+        result.diagnostics.extend(diags)
+        return result
+    remaining = timeout - (time.perf_counter() - start)
+    if remaining <= 0:
+        outcome = Outcome("unknown", reason="the time limit was reached while proving the model well formed",
+                          seconds=time.perf_counter() - start)
+        return _unknown(model, result, outcome, timeout)
+    try:
+        if model.find:
+            outcome = find_params(model, remaining)
+        elif engine in ("dp", "enum") and not model.symbolic_params:
+            outcome = check_exact(model, remaining, engine)
+        else:
+            outcome = check_model(model, remaining, style=style)
+    except z3.Z3Exception as exc:
+        outcome = Outcome("unknown", reason=f"z3 failed: {exc}", seconds=time.perf_counter() - start)
+    result.artifacts["outcome"] = outcome
+    result.extra["seconds"] = round(time.perf_counter() - start, 3)
+    result.extra["queries"] = outcome.queries
+    result.extra["engine"] = "smt" if model.find or model.symbolic_params or engine not in ("dp", "enum") else engine
+    if outcome.verdict == "private":
+        result.verdict = Verdict.PRIVATE
+        result.summary = private_summary(model)
+    elif outcome.verdict == "found":
+        result.verdict = Verdict.PRIVATE
+        assert outcome.found is not None
+        result.summary = private_summary(model, outcome.found)
+        result.extra["found"] = {k: fmt(v) for k, v in outcome.found.items()}
+        result.extra["confirmed_by"] = outcome.confirmed_by
+        result.extra["iterations"] = outcome.iterations
+    elif outcome.verdict == "violation":
+        result.verdict = Verdict.NOT_PRIVATE
+        for v in outcome.violations:
+            result.diagnostics.append(violation_diagnostic(model, v))
+        n = len(outcome.violations)
+        result.summary = (f"not ε = {eps_text(model)} Pufferfish private: {n} violating direction"
+                          f"{'s' if n > 1 else ''} for k = {model.horizon} ({bound_text(model)})")
+    elif outcome.verdict == "none":
+        result.verdict = Verdict.NOT_PRIVATE
+        result.extra["found"] = None
+        result.extra["iterations"] = outcome.iterations
+        result.diagnostics.append(no_values_diagnostic(model, outcome))
+        result.summary = (f"no values of {', '.join(model.find)} make it ε = {eps_text(model)} Pufferfish "
+                          f"private for k = {model.horizon}")
+    else:
+        return _unknown(model, result, outcome, timeout)
+    return result
+
+
+def _unknown(model: MarkovModel, result: BlockResult, outcome: Outcome, timeout: float) -> BlockResult:
+    result.verdict = Verdict.UNKNOWN
+    result.diagnostics.append(unknown_diagnostic(model, outcome, timeout))
+    result.summary = f"unknown after {outcome.seconds:.2f} s: {outcome.reason}"
+    result.extra["seconds"] = round(outcome.seconds, 3)
+    return result
+
+
+def _describe(model: MarkovModel, result: BlockResult) -> None:
+    result.extra.update({
+        "epsilon": eps_text(model),
+        "bound": bound_text(model),
+        "k": model.horizon,
+        "states": len(model.states),
+        "observations": list(model.observations),
+        "pairs": [[model.secrets[p.left].name, model.secrets[p.right].name] for p in model.pairs],
+    })
+    if model.is_mdp:
+        result.extra["actions"] = list(model.actions)
+    if model.symbolic_params:
+        result.extra["parameters"] = {p: model.params[p].range_text() for p in model.symbolic_params}
+
+
+register_block_kind("hmm", "hmm_block", MarkovBuilderMixin)
+register_block_kind("mdp", "mdp_block", MarkovBuilderMixin)
+register_backend("hmm", check_markov_block)
+register_backend("mdp", check_markov_block)

@@ -1,0 +1,490 @@
+"""Max-influence of the Markov quilts of a chain (Song, Wang & Chaudhuri,
+"Pufferfish Privacy Mechanisms for Correlated Data", Sections 4.3–4.4).
+
+For node X_i of a chain X_1 → … → X_T and the quilt X_Q = {X_{i−a}, X_{i+b}}
+(either side may be absent), the max-influence is
+
+    e(X_Q | X_i) = max_{θ ∈ Θ} max_{x, x′} log sup_{u, v}
+                   P(X_{i−a}=u, X_{i+b}=v | X_i=x) / P(X_{i−a}=u, X_{i+b}=v | X_i=x′)
+
+over states x, x′ of positive probability at node i.  Given X_i the two
+sides are independent, so the supremum factors into a *backward* ratio
+max_u P(X_{i−a}=u | X_i=x)/P(X_{i−a}=u | X_i=x′) and a *forward* ratio
+max_v P^b(x,v)/P^b(x′,v); both are exact rationals computed from integer
+matrix powers, and the log is taken at the end (dslc.quilt.numeric).
+
+Three ways to get the backward ratio, by how much the marginal p_i of X_i
+is known (P(X_{i−a}=u | X_i=x) = p_{i−a}(u) P^a(u,x) / p_i(x)):
+
+* per node (short chains): p_i exactly, for every node — the definition;
+* stationary start (q = π): p_i = π at every node, so the ratio is
+  max_u P^a(u,x)/P^a(u,x′) · π(x′)/π(x) and depends on a only — exact;
+* any other start (long chains): p_i = p_{i−a} P^a is a mixture of rows of
+  P^a, so p_i(x′)/p_i(x) ≤ max_w P^a(w,x′)/P^a(w,x); the resulting bound
+  depends on a only and is an upper bound of the exact value.
+
+Matrix powers are exact integers while their entries stay below
+``BIT_LIMIT`` bits; beyond that they continue in binary64 with a certified
+componentwise relative error (all terms are non-negative, so every product
+and sum keeps a relative error bound; see :class:`ModelTables`).
+
+The eigen-gap bound (:class:`EigenGap`) needs no matrix powers at all.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from dslc.ir.chain import ChainModel
+from dslc.quilt import markov
+from dslc.quilt.numeric import INF, U, log_ratio, log_ratio_float
+
+NEG = -INF
+BIT_LIMIT = 20_000          # exact integer powers while entries have at most this many bits
+UNDERFLOW = 1e-280          # float entries below this (but not 0) stop the float path
+
+
+def _add(x: float, y: float) -> float:
+    """x + y where −∞ (an impossible pair) absorbs ∞."""
+    if x == NEG or y == NEG:
+        return NEG
+    return x + y
+
+
+class ModelTables:
+    """Per-distance forward and backward log-ratios of one θ, as upper bounds.
+
+    ``F[d][j]`` and ``B[d][j]`` (dicts keyed by the distance d) are indexed by
+    the ordered pairs ``pairs[j] = (x, x′)`` of states that can be X_i; F is
+    the forward term at distance d, B the backward term (marginal factor
+    included).  Distances are requested in any order (:meth:`request`);
+    P^d is reached from the largest power computed so far by one product
+    with P^gap (exponentiation by squaring).
+
+    Exact integers are used while the entries of M^d (P = M/den) stay below
+    ``BIT_LIMIT`` bits.  Beyond, binary64: every entry of a product of
+    non-negative matrices with componentwise relative errors δ₁, δ₂ has
+    relative error at most (1+δ₁)(1+δ₂)(1+γ_k) − 1, γ_k = kU/(1−kU), since
+    no cancellation can occur; ``delta`` carries that bound.  A float entry
+    that underflows (below ``UNDERFLOW`` but not 0) ends the float path:
+    larger distances are then unavailable (their influence counts as ∞).
+    """
+
+    def __init__(self, model: ChainModel, cap: int, force_bound: bool = False):
+        self.model = model
+        P = model.transition
+        self.k = len(P)
+        self.M, self.den = markov.integer_matrix(P)
+        self.stationary = model.stationary_start and not force_bound
+        if self.stationary:
+            pi = model.stationary
+            support = [x for x in range(self.k) if pi[x] > 0]
+        else:
+            support = sorted(markov.reachable(P, [x for x in range(self.k) if model.initial[x] > 0]))
+        self.support = support
+        self.pairs = [(x, y) for x in support for y in support if x != y]
+        self.lpi = {}
+        self.pi_int = None
+        if self.stationary:
+            self.pi_int = markov.integer_matrix([model.stationary])[0][0]
+            for (x, y) in self.pairs:
+                v, err = log_ratio(model.stationary[y], model.stationary[x])
+                self.lpi[(x, y)] = v + err
+        self.cap = cap
+        self.Pf = [[float(p) for p in row] for row in P]
+        self.gamma = self.k * U / (1 - self.k * U)
+        self.F: dict[int, list[float]] = {}
+        self.B: dict[int, list[float]] = {}
+        self.last = self._identity()        # the largest power computed: (kind, matrix, δ, d)
+        self.exact_upto = 0                 # largest distance computed with exact integers
+        self.float_from: int | None = None  # first distance computed in binary64
+        self.stopped_at: int | None = None  # float path ended (underflow) beyond this distance
+        self.bits_per_step = math.log2(self.den)   # growth of the entries of M^d per step
+
+    # -------------------------------------------------------------- powers
+    def has(self, d: int) -> bool:
+        return d in self.F
+
+    def _identity(self):
+        return ("int", [[1 if i == j else 0 for j in range(self.k)] for i in range(self.k)], 0.0, 0)
+
+    def request(self, d: int) -> bool:
+        """Make F[d], B[d] available; False when d is beyond reach."""
+        if d in self.F:
+            return True
+        if d > self.cap or (self.stopped_at is not None and d > self.stopped_at):
+            return False
+        base = self.last if d >= self.last[3] else self._identity()
+        power = self._product(base, self._power(d - base[3], d))
+        if power is None:
+            self.stopped_at = base[3] if self.stopped_at is None else min(self.stopped_at, base[3])
+            return False
+        kind, A, delta, _ = power
+        if kind == "int":
+            self.exact_upto = max(self.exact_upto, d)
+            self._record_int(d, A)
+        else:
+            if self.float_from is None or d < self.float_from:
+                self.float_from = d
+            self._record_float(d, A, delta)
+        if d >= self.last[3]:
+            self.last = power
+        return True
+
+    def _power(self, g: int, target: int):
+        """P^g as (kind, matrix, δ, g): exact M^g while M^target stays small."""
+        if target * self.bits_per_step + self.k.bit_length() <= BIT_LIMIT:
+            return ("int", markov.mat_pow_int(self.M, g), 0.0, g)
+        result = self._identity()
+        base = ("float", self.Pf, U / 2, 1)
+        while g:
+            if g & 1:
+                result = self._product(result, base)
+            g >>= 1
+            if g:
+                base = self._product(base, base)
+            if result is None or base is None:
+                return None
+        return result
+
+    def _product(self, X, Y):
+        """X·Y for powers of P; None when a float entry underflows."""
+        if X is None or Y is None:
+            return None
+        if X[3] == 0:
+            return Y
+        if Y[3] == 0:
+            return X
+        d = X[3] + Y[3]
+        if X[0] == "int" and Y[0] == "int":
+            C = markov.mat_mul_int(X[1], Y[1])
+            if max(x.bit_length() for row in C for x in row) <= BIT_LIMIT:
+                return ("int", C, 0.0, d)
+            return self._to_float(C, d)
+        X = self._to_float(X[1], X[3]) if X[0] == "int" else X
+        Y = self._to_float(Y[1], Y[3]) if Y[0] == "int" else Y
+        if X is None or Y is None:
+            return None
+        cols = list(zip(*Y[1]))
+        C = [[sum(a * b for a, b in zip(row, col)) for col in cols] for row in X[1]]
+        if any(0 < x < UNDERFLOW for row in C for x in row):
+            return None
+        return ("float", C, (1 + X[2]) * (1 + Y[2]) * (1 + self.gamma) - 1, d)
+
+    def _to_float(self, A, d: int):
+        """M^d/den^d in binary64, each entry correctly rounded (δ = U/2)."""
+        scale = self.den ** d
+        C = [[x / scale for x in row] for row in A]
+        if any(0 < x < UNDERFLOW for row in C for x in row):
+            return None
+        return ("float", C, U / 2, d)
+
+    def _record_int(self, d: int, A: list[list[int]]) -> None:
+        def lr(n, m):
+            v, err = log_ratio(n, m)
+            return v + err
+        self._record(d, A, lr, exact=True)
+
+    def _record_float(self, d: int, A: list[list[float]], delta: float) -> None:
+        def lr(n, m):
+            v, err = log_ratio_float(n, m, delta)
+            return v + err
+        self._record(d, A, lr)
+
+    def _record(self, d: int, A, lr, exact: bool = False) -> None:
+        k = self.k
+        fwd, raw = {}, {}
+        support = self.support
+        # With exact integers and a stationary start, the backward ratio
+        # P^d(u,x)·π(x′) / (P^d(u,x′)·π(x)) is formed as one exact ratio.
+        pin = self.pi_int if (exact and self.stationary) else None
+        for (x, y) in self.pairs:
+            best = NEG
+            for v in range(k):
+                if A[x][v] == 0:
+                    continue
+                if A[y][v] == 0:
+                    best = INF
+                    break
+                best = max(best, lr(A[x][v], A[y][v]))
+            fwd[(x, y)] = best
+            best = NEG
+            for u in support:
+                if A[u][x] == 0:
+                    continue
+                if A[u][y] == 0:
+                    best = INF
+                    break
+                if pin is not None:
+                    best = max(best, lr(A[u][x] * pin[y], A[u][y] * pin[x]))
+                else:
+                    best = max(best, lr(A[u][x], A[u][y]))
+            raw[(x, y)] = best
+        F, B = [], []
+        for (x, y) in self.pairs:
+            F.append(fwd[(x, y)])
+            if pin is not None:
+                B.append(raw[(x, y)])
+            elif self.stationary:
+                B.append(_add(raw[(x, y)], self.lpi[(x, y)]))
+            else:
+                B.append(_add(raw[(x, y)], raw[(y, x)]))
+        self.F[d] = F
+        self.B[d] = B
+
+    # -------------------------------------------------------------- exact values
+    def exact_ratio(self, a: int, b: int) -> Fraction | None:
+        """The exact likelihood ratio exp(e) of the quilt (a, b) for this θ
+        (the same quantity the tables bound), or None when it is infinite or
+        too large to compute exactly."""
+        if max(a, b) * self.bits_per_step > 8 * BIT_LIMIT:
+            return None
+        Pa = markov.mat_pow_int(self.M, a) if a else None
+        Pb = markov.mat_pow_int(self.M, b) if b else None
+        best: Fraction | None = Fraction(0) if self.pairs else Fraction(1)
+        for (x, y) in self.pairs:
+            r = Fraction(1)
+            if b:
+                f = _max_ratio([(Pb[x][v], Pb[y][v]) for v in range(self.k)])
+                if f is None:
+                    return None
+                r *= f
+            if a:
+                g = _max_ratio([(Pa[u][x], Pa[u][y]) for u in self.support])
+                if g is None:
+                    return None
+                if g == 0:
+                    continue
+                if self.stationary:
+                    r *= g * self.model.stationary[y] / self.model.stationary[x]
+                else:
+                    h = _max_ratio([(Pa[u][y], Pa[u][x]) for u in self.support])
+                    if h is None:
+                        return None
+                    r *= g * h
+            best = max(best, r)
+        return max(best, Fraction(1))
+
+
+def _max_ratio(pairs) -> Fraction | None:
+    """max n/m over pairs with n > 0; None when some m is 0 (infinite);
+    0 when every n is 0."""
+    best = Fraction(0)
+    for n, m in pairs:
+        if n == 0:
+            continue
+        if m == 0:
+            return None
+        best = max(best, Fraction(n, m))
+    return best
+
+
+# ---------------------------------------------------------------- per node
+class NodeTables:
+    """Exact per-node backward ratios for short chains (the definition).
+
+    ``B(i, a)[j]`` uses the exact marginals p_i and the support of p_{i−a};
+    ``pairs_at(i)`` are the pairs of states of positive probability at node i.
+    """
+
+    def __init__(self, model: ChainModel, T: int):
+        self.model = model
+        P = model.transition
+        self.k = len(P)
+        self.M, self.den = markov.integer_matrix(P)
+        self.T = T
+        self.marg = [None, list(model.initial)]
+        for _ in range(2, T + 1):
+            self.marg.append(markov.vec_mat(self.marg[-1], P))
+        self.powers = [None]
+        cur = [[1 if i == j else 0 for j in range(self.k)] for i in range(self.k)]
+        for _ in range(1, T):
+            cur = markov.mat_mul_int(cur, self.M)
+            self.powers.append(cur)
+        self.pairs = [(x, y) for x in range(self.k) for y in range(self.k) if x != y]
+        self._fwd: dict[int, list[float]] = {}
+        self._fwd_exact: dict[int, list[Fraction | None]] = {}
+
+    def valid(self, i: int) -> list[bool]:
+        p = self.marg[i]
+        return [p[x] > 0 and p[y] > 0 for (x, y) in self.pairs]
+
+    def forward_exact(self, b: int) -> list[Fraction | None]:
+        if b not in self._fwd_exact:
+            A = self.powers[b]
+            self._fwd_exact[b] = [_max_ratio([(A[x][v], A[y][v]) for v in range(self.k)])
+                                  for (x, y) in self.pairs]
+        return self._fwd_exact[b]
+
+    def backward_exact(self, i: int, a: int) -> list[Fraction | None]:
+        A = self.powers[a]
+        p_i, p_s = self.marg[i], self.marg[i - a]
+        out = []
+        for (x, y) in self.pairs:
+            if p_i[x] == 0 or p_i[y] == 0:
+                out.append(Fraction(0))
+                continue
+            g = _max_ratio([(A[u][x], A[u][y]) for u in range(self.k) if p_s[u] > 0])
+            out.append(None if g is None else g * p_i[y] / p_i[x])
+        return out
+
+    def forward(self, b: int) -> list[float]:
+        if b not in self._fwd:
+            self._fwd[b] = [_lg(r) for r in self.forward_exact(b)]
+        return self._fwd[b]
+
+    def backward(self, i: int, a: int) -> list[float]:
+        return [_lg(r) for r in self.backward_exact(i, a)]
+
+
+def _lg(r: Fraction | None) -> float:
+    """Upper bound of log r (∞ for None, −∞ for 0)."""
+    if r is None:
+        return INF
+    if r == 0:
+        return NEG
+    v, err = log_ratio(r.numerator, r.denominator)
+    return v + err
+
+
+# ---------------------------------------------------------------- eigen-gap
+class EigenGap:
+    """The eigen-gap upper bound of max-influence (MQMApprox).
+
+    For an irreducible aperiodic chain with stationary π, let s be the
+    second largest singular value of P on L²(π) (s² = the second largest
+    eigenvalue of the multiplicative reversiblization P P*, with
+    P*(x,y) = π(y)P(y,x)/π(x); 1 − s² is the eigen-gap).  Then for all x, y, t
+
+        |P^t(x,y)/π(y) − 1| ≤ s^t · (1 − π_min)/π_min =: ρ_t,
+
+    so every forward ratio P^b(x,v)/P^b(x′,v) is at most (1+ρ_b)/(1−ρ_b).
+    The backward ratio is the same with the time reversal when the chain
+    starts in π, and at most ((1+ρ_a)/(1−ρ_a))² from any start (the marginal
+    p_i = p_{i−a}P^a is within the same band).  Proof: docs/correlated.md.
+
+    ``mu`` is an exact rational certified ≥ s²: for two states s² is the
+    trace of P P* − 1π (exact); otherwise a float eigenvalue estimate plus a
+    margin, checked exactly by a positive-definiteness test, else the trace.
+    """
+
+    def __init__(self, model: ChainModel):
+        self.model = model
+        pi = model.stationary
+        assert pi is not None and all(p > 0 for p in pi)
+        P = model.transition
+        k = len(P)
+        self.pi_min = min(pi)
+        self.K = (1 - self.pi_min) / self.pi_min
+        # Π B′ with B′ = P P* − 1π  (symmetric, exact)
+        S = [[pi[x] * pi[y] * (sum((P[x][z] * P[y][z] / pi[z] for z in range(k)), Fraction(0)) - 1)
+              for y in range(k)] for x in range(k)]
+        trace = sum((S[x][x] / pi[x] for x in range(k)), Fraction(0))
+        self.certificate = "trace"
+        mu = max(trace, Fraction(0))
+        if k > 2:
+            est = _largest_eigenvalue([[float(S[x][y]) / math.sqrt(float(pi[x]) * float(pi[y]))
+                                        for y in range(k)] for x in range(k)])
+            margin = max(1e-12, abs(est) * 1e-9)
+            for _ in range(8):
+                cand = Fraction(max(est, 0.0) + margin)
+                if cand >= mu:
+                    break
+                if k <= 40 and _positive_definite([[cand * pi[x] * (1 if x == y else 0) - S[x][y]
+                                                     for y in range(k)] for x in range(k)]):
+                    mu = cand
+                    self.certificate = "eigenvalue"
+                    break
+                margin *= 16
+        elif k == 2:
+            self.certificate = "exact"
+        self.mu = mu                              # certified ≥ s²
+        self.factor_backward = 1 if model.stationary_start else 2
+        if mu == 0:
+            self.log_mu = NEG
+        else:
+            v, err = log_ratio(mu.numerator, mu.denominator)
+            self.log_mu = v + err
+        v, err = log_ratio(self.K.numerator, self.K.denominator) if self.K > 0 else (NEG, 0.0)
+        self.log_K = v + err if self.K > 0 else NEG
+
+    @property
+    def gap(self) -> float:
+        """1 − s² (lower bound): the eigen-gap of P P*."""
+        return 1 - float(self.mu)
+
+    def one_side(self, t: int) -> float:
+        """Upper bound of log((1+ρ_t)/(1−ρ_t)); ∞ when ρ_t ≥ 1."""
+        if self.log_mu == NEG or self.log_K == NEG:
+            return 0.0
+        lr = self.log_K + (t / 2) * self.log_mu
+        lr += 4 * U * (abs(self.log_K) + abs(t / 2 * self.log_mu) + 1)
+        if lr >= 0:
+            return INF
+        rho = math.exp(lr) * (1 + 4 * U)
+        if rho >= 1:
+            return INF
+        value = math.log1p(2 * rho / (1 - rho))
+        return value * (1 + 16 * U) + 1e-300
+
+    def forward(self, t: int) -> float:
+        return self.one_side(t)
+
+    def backward(self, t: int) -> float:
+        v = self.one_side(t)
+        return v * self.factor_backward * (1 + 2 * U)
+
+    def first_finite(self) -> int | None:
+        """Smallest distance with a finite bound (ρ_t < 1)."""
+        if self.log_mu == NEG or self.log_K == NEG:
+            return 1
+        if self.log_mu >= 0:
+            return None
+        t = max(1, int(2 * self.log_K / -self.log_mu))
+        while self.one_side(t) == INF:
+            t += 1
+        while t > 1 and self.one_side(t - 1) != INF:
+            t -= 1
+        return t
+
+
+def _largest_eigenvalue(A: list[list[float]]) -> float:
+    """Largest eigenvalue of a small symmetric matrix (cyclic Jacobi)."""
+    n = len(A)
+    A = [row[:] for row in A]
+    for _ in range(100):
+        off = sum(A[i][j] ** 2 for i in range(n) for j in range(n) if i != j)
+        if off < 1e-30:
+            break
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                if abs(A[p][q]) < 1e-300:
+                    continue
+                theta = (A[q][q] - A[p][p]) / (2 * A[p][q])
+                t = (1 if theta >= 0 else -1) / (abs(theta) + math.sqrt(theta * theta + 1))
+                c = 1 / math.sqrt(t * t + 1)
+                s = t * c
+                for r in range(n):
+                    arp, arq = A[r][p], A[r][q]
+                    A[r][p] = c * arp - s * arq
+                    A[r][q] = s * arp + c * arq
+                for r in range(n):
+                    apr, aqr = A[p][r], A[q][r]
+                    A[p][r] = c * apr - s * aqr
+                    A[q][r] = s * apr + c * aqr
+    return max(A[i][i] for i in range(n))
+
+
+def _positive_definite(S: list[list[Fraction]]) -> bool:
+    """Exact test: all pivots of Gaussian elimination are positive."""
+    n = len(S)
+    A = [row[:] for row in S]
+    for c in range(n):
+        if A[c][c] <= 0:
+            return False
+        for r in range(c + 1, n):
+            if A[r][c] != 0:
+                f = A[r][c] / A[c][c]
+                A[r] = [x - f * y for x, y in zip(A[r], A[c])]
+    return True

@@ -1,0 +1,2 @@
+" .dp files (dslc differential-privacy mechanisms)
+autocmd BufNewFile,BufRead *.dp setfiletype dp
