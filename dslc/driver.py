@@ -119,24 +119,23 @@ def check_chunk(source: SourceFile, chunk: Chunk, options: dict | None = None) -
         failed.diagnostics.append(error("E001", f"`{chunk.keyword}` blocks are not supported yet",
                                         chunk.name_span, "unsupported block kind"))
         return failed
+    block = _phase(failed, "read", chunk, lambda: parse_block(source, chunk.keyword, chunk.start, chunk.end))
+    if block is None:
+        return failed
+    result = _phase(failed, "checked", chunk, lambda: backend(block, source, options or {}))
+    return failed if result is None else result
+
+
+def _phase(failed: BlockResult, what: str, chunk: Chunk, run: Callable):
+    """Run one phase of a block; its errors go to ``failed`` (and None is returned)."""
     try:
-        block = parse_block(source, chunk.keyword, chunk.start, chunk.end)
+        return run()
     except DiagnosticError as exc:
         failed.diagnostics.extend(exc.diagnostics)
-        return failed
     except RecursionError:
-        failed.diagnostics.append(error("E005", "the block is nested too deeply to be read",
+        failed.diagnostics.append(error("E005", f"the block is nested too deeply to be {what}",
                                         chunk.name_span))
-        return failed
-    try:
-        return backend(block, source, options or {})
-    except DiagnosticError as exc:
-        failed.diagnostics.extend(exc.diagnostics)
-        return failed
-    except RecursionError:
-        failed.diagnostics.append(error("E005", "the block is nested too deeply to be checked",
-                                        chunk.name_span))
-        return failed
+    return None
 
 
 def collect_paths(args: list[str]) -> list[str]:

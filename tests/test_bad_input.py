@@ -34,7 +34,7 @@ CASES = {
     "binary": (bytes(range(256)) * 8, "E004"),
     "nested_braces": (b"{" * 10000 + b"}" * 10000, "E007"),
     "nested_in_block": (b"mechanism m { " + b"loop { " * 10000 + b"}" * 10001, "E005"),
-    "nested_parens": (b"mechanism m { x := Lap(eps, " + b"(" * 10000 + b"0" + b")" * 10000 + b") }", "E005"),
+    "nested_parens_in_bad_block": (b"mechanism m { x := Lap(eps, " + b"(" * 10000 + b"0" + b")" * 10000 + b") q }", "E001"),
     "unknown_state": ("automaton a {\n  state q0 noinput Lap(ε, 0) { true -> q9 store }\n}\n".encode(), "E101"),
     "two_initial": ("automaton a {\n  state q0 noinput Lap(ε, 0) {\n    true -> q1 store\n"
                     "    true -> q1 output ⊤ store\n  }\n  state q1 input Lap(ε, 0) { }\n}\n".encode(), "E105"),
@@ -102,3 +102,12 @@ def test_version_and_help():
         proc = subprocess.run([sys.executable, "-m", "dslc", *argv], capture_output=True, text=True,
                               cwd=ROOT, timeout=60)
         assert proc.returncode == 0 and proc.stdout.strip()
+
+
+def test_deep_parentheses_are_only_parentheses(tmp_path):
+    """10,000 nested parentheses around a mean are valid and read without recursion."""
+    path = tmp_path / "parens.dp"
+    path.write_text("mechanism m { x := Lap(eps, " + "(" * 10000 + "0" + ")" * 10000 + ")\n"
+                    "  loop { if Lap(eps/4, read()) >= x { output top; halt }\n output bot } }\n")
+    status, out, _ = check_json(path)
+    assert status == 0 and out["files"][0]["blocks"][0]["d"] == "3/2"

@@ -63,9 +63,9 @@ register("E004", "unreadable-file", "The file could not be read as UTF-8 text.",
 The path does not exist, is not readable, or holds binary data (a NUL byte
 or bytes that are not UTF-8).  `.dp` files are UTF-8 text.
 """)
-register("E005", "nesting-too-deep", "Brackets or blocks are nested deeper than the limit.", """
-`dslc` accepts up to 200 levels of nested `{ }` and `( )`.  Deeper nesting
-is almost certainly a generated or damaged file; flatten the program.
+register("E005", "nesting-too-deep", "Blocks are nested deeper than the limit.", """
+`dslc` accepts up to 200 levels of nested `{ }`.  Deeper nesting is almost
+certainly a generated or damaged file; flatten the program.
 """)
 register("E006", "no-blocks", "The file holds no block to check.", """
 A `.dp` file holds one or more blocks: `automaton`, `mechanism`, `hmm`,

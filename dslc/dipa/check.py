@@ -149,14 +149,18 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:
                     reach_parent[w] = e
                     queue.append(w)
 
-    def prefix_to(q: int) -> list[int]:
+    def trace(parent: list[int], q: int) -> list[int]:
+        """The transitions from a search's root to q, following parent edges."""
         path = []
-        while reach_parent[q] >= 0:
-            e = reach_parent[q]
+        while parent[q] >= 0:
+            e = parent[q]
             path.append(e)
             q = src[e]
         path.reverse()
         return path
+
+    def prefix_to(q: int) -> list[int]:
+        return trace(reach_parent, q)
 
     # ---- strongly connected components (iterative Tarjan) of the reachable part
     comp = [-1] * n
@@ -330,15 +334,6 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:
                     tag[w] = tv
                     queue.append(w)
         return parent, tag
-
-    def trace(parent: list[int], q: int) -> list[int]:
-        path = []
-        while parent[q] >= 0:
-            e = parent[q]
-            path.append(e)
-            q = src[e]
-        path.reverse()
-        return path
 
     reported_pairs: set[tuple[int, int]] = set()
     for first_is_l in (True, False):

@@ -46,6 +46,10 @@ class PathError(ValueError):
     """The path does not fit the automaton (or needs a draw of rate 0)."""
 
 
+class TooExpensive(ArithmeticError):
+    """The computation would exceed the work budget it was given."""
+
+
 @dataclass(frozen=True)
 class Step:
     """One step of a path: the transition taken, the input read (None = τ)
@@ -97,6 +101,8 @@ class _Engine:
         self.inv_s: dict[int, Decimal] = {}
         self.tau: Decimal | None = None       # truncation threshold (absolute)
         self.dropped = Decimal(0)             # sum of the sups of dropped terms
+        self.budget: int | None = None        # most terms to carry, summed over the steps
+        self.work = 0
 
     # cached constants (call inside the engine's context)
     def E(self, n: int) -> Decimal:
@@ -407,6 +413,10 @@ def _truncate(f: PW, en: _Engine) -> PW:
     """
     tau = en.tau
     bps = f.bps
+    if en.budget is not None:
+        en.work += sum(len(t) for t in f.pieces)
+        if en.work > en.budget:
+            raise TooExpensive("the path is too long or too varied to compute within the budget")
     for i, terms in enumerate(f.pieces):
         drop = []
         for (m, r), coef in terms.items():
@@ -531,10 +541,12 @@ def _probability_function(prep: _Prepared, en: _Engine) -> PW:
     return f
 
 
-def _run(prep: _Prepared, epsilon: Fraction, prec: int, tau: Decimal | None) -> tuple[Decimal, Decimal]:
+def _run(prep: _Prepared, epsilon: Fraction, prec: int, tau: Decimal | None,
+         budget: int | None = None) -> tuple[Decimal, Decimal]:
     """(value, bound on the truncation error) at ``prec`` digits."""
     en = _Engine(epsilon, prec, prep.R, prep.B)
     en.tau = tau
+    en.budget = budget
     with decimal.localcontext(en.ctx):
         f = _probability_function(prep, en)
         x = prep.point(prep.x0)
@@ -543,10 +555,12 @@ def _run(prep: _Prepared, epsilon: Fraction, prec: int, tau: Decimal | None) -> 
 
 
 def path_probability(dipa: DiPA, steps: list[Step], epsilon: Fraction, x0: Fraction = Fraction(0),
-                     rel_tol: float = 1e-20, start_digits: int = 40, max_digits: int = 2560) -> Probability:
+                     rel_tol: float = 1e-20, start_digits: int = 40, max_digits: int = 1280,
+                     budget: int | None = None) -> Probability:
     """Pr[ε, x0, ρ] with an error bound (see the module docstring).
 
-    Raises PathError when the path does not fit the automaton.
+    Raises PathError when the path does not fit the automaton, TooExpensive
+    when a run carries more than ``budget`` terms, summed over the steps.
     """
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
@@ -555,26 +569,26 @@ def path_probability(dipa: DiPA, steps: list[Step], epsilon: Fraction, x0: Fract
     digits = start_digits
     tol = Decimal(rel_tol)
     tau: Decimal | None = Decimal("1e-60")
-    # 1. a truncation threshold small enough for this probability (cheap runs)
-    for _ in range(8):
-        low, dropped = _run(prep, epsilon, digits, tau)
-        if dropped <= tol * abs(low) / 4 or (low == 0 and dropped == 0):
+    for attempt in range(8):
+        # rounding: compare P and 2P digits, doubling P until they agree
+        low, _ = _run(prep, epsilon, digits, tau, budget)
+        while True:
+            high, dropped = _run(prep, epsilon, 2 * digits, tau, budget)
+            rounding = abs(high - low)
+            if rounding <= tol * abs(high) or 2 * digits >= max_digits or (high == 0 and rounding == 0):
+                break
+            digits *= 2
+            low = high
+        # truncation: the dropped terms must be negligible against the result
+        if tau is None or dropped <= tol * abs(high) / 4 or (high == 0 and dropped == 0):
             break
-        if abs(low) > 4 * dropped:
-            tau = tau * tol * abs(low) / (4 * dropped) / 1000
-        else:                                       # the value is lost in what was dropped
+        if attempt == 6:
+            tau = None                                  # last resort: drop nothing
+        elif abs(high) > 4 * dropped and rounding <= tol * abs(high):
+            tau = tau * tol * abs(high) / (4 * dropped) / 1000
+        else:                                           # the value is lost in what was dropped
             tau = tau * Decimal("1e-40")
-    else:
-        tau = None
-        low, _ = _run(prep, epsilon, digits, tau)
-    # 2. rounding: compare with twice the digits
-    while True:
-        high, dropped = _run(prep, epsilon, 2 * digits, tau)
-        err = abs(high - low) + dropped
-        if err <= tol * abs(high) or 2 * digits >= max_digits or (high == 0 and err == 0):
-            break
-        digits *= 2
-        low = high
+    err = rounding + dropped
     ctx = decimal.Context(prec=2 * digits, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
     if high < 0:                         # only rounding can make it negative
         high = Decimal(0)

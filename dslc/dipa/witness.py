@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
-from dslc.dipa.prob import PathError, Step, path_probability
+from dslc.dipa.prob import PathError, Step, TooExpensive, path_probability
 from dslc.ir.dipa import DiPA, Guard, OutKind, fmt_fraction
 
 HALF = Fraction(1, 2)
@@ -39,6 +39,7 @@ TEXT_LENGTHS = (1, 2, 4, 8)
 EPSILON_CANDIDATES = (Fraction(1), Fraction(2), Fraction(4), Fraction(8))
 MAX_STEPS = 400            # longest path whose probability the table computes
 MAX_ASSIGNMENTS = 160      # most assignment steps on it (the cost grows like their cube)
+BUDGET = 400_000           # terms carried per probability run (about 2 s at most)
 SHOW_LENGTH = 2            # ℓ of the instance written out in full
 
 LEMMA = {LEAKING_CYCLE: "Lemma 6", LEAKING_PAIR: "Lemma 7", DISCLOSING_CYCLE: "Lemma 8",
@@ -315,8 +316,8 @@ def construct(dipa: DiPA, v: Violation) -> Witness:
 # probabilities
 
 def log_ratio(dipa: DiPA, inst: Instance, epsilon: Fraction) -> Row:
-    pa = path_probability(dipa, inst.alpha, epsilon)
-    pb = path_probability(dipa, inst.beta, epsilon)
+    pa = path_probability(dipa, inst.alpha, epsilon, budget=BUDGET)
+    pb = path_probability(dipa, inst.beta, epsilon, budget=BUDGET)
     if pa.log_probability is None or pb.log_probability is None:
         raise PathError("a witness path has probability 0")
     # |Δ ln p| ≤ err/p (to first order; the errors are ~1e-20 relative)
@@ -355,8 +356,11 @@ def _choose_epsilon(dipa: DiPA, w: Witness, rows: _Rows) -> Fraction:
     if _too_long(dipa, w, 16):
         return EPSILON_CANDIDATES[0]
     for eps in EPSILON_CANDIDATES:
-        v8 = rows.get(8, eps).log_ratio
-        v16 = rows.get(16, eps).log_ratio
+        try:
+            v8 = rows.get(8, eps).log_ratio
+            v16 = rows.get(16, eps).log_ratio
+        except TooExpensive:
+            continue
         slope = (v16 - v8) / 8
         v64 = v16 + 48 * slope
         if slope > 0 and v64 > 6 and v64 >= 5 * v8:
@@ -374,10 +378,13 @@ def evaluate(dipa: DiPA, w: Witness, epsilon: Fraction | None = None,
         else:
             w.epsilon, w.epsilon_chosen = Fraction(epsilon), False
         for length in lengths:
-            if _too_long(dipa, w, length):
+            if w.omitted or _too_long(dipa, w, length):
                 w.omitted.append(length)
                 continue
-            w.rows.append(rows.get(length, w.epsilon))
+            try:
+                w.rows.append(rows.get(length, w.epsilon))
+            except TooExpensive:
+                w.omitted.append(length)
     except (PathError, ArithmeticError) as exc:
         w.problem = str(exc)
     return w
@@ -470,6 +477,9 @@ def witness_notes(dipa: DiPA, w: Witness) -> list[str]:
     last = w.rows[-1] if w.rows else None
     tail = f" … ℓ={last.length}: {_fmt_log(last.log_ratio)}" if last and last.length not in TEXT_LENGTHS else ""
     notes.append(f"ln(Pr_α/Pr_β) at ε = {eps} ({how}): {table}{tail}")
+    if w.omitted:
+        notes.append(f"ℓ = {', '.join(map(str, w.omitted))} left out: the path is too long or too "
+                     "costly to compute exactly")
     if w.grows:
         notes.append("the log-ratio grows linearly in ℓ, so it passes d·ε for every d: "
                      "no d makes this mechanism dε-private")

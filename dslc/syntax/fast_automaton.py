@@ -140,14 +140,14 @@ def _draw(r: _Reader, m: re.Match, g: int) -> ast.Draw:
     return ast.Draw(Span(file, m.start(g), m.end(g + 3)), m.group(g) != "Lap", rate, mean, kw)
 
 
-_TEMPLATES: dict[str, ast.Expr] = {}
+_TEMPLATES: dict[str, object] = {}
 
 
 def _expr_at(r: _Reader, start: int, end: int) -> ast.Expr:
-    """Parse an argument of `Lap` (cached by its text, then shifted into place)."""
+    """Parse an argument of `Lap` (compiled once per distinct text, then built in place)."""
     text = r.text[start:end]
-    template = _TEMPLATES.get(text)
-    if template is None:
+    build = _TEMPLATES.get(text)
+    if build is None:
         if "//" in text or "/*" in text:
             raise _Fail
         sub = _Reader(SourceFile("<template>", text), 0, len(text))
@@ -155,54 +155,64 @@ def _expr_at(r: _Reader, start: int, end: int) -> ast.Expr:
         sub.ws()
         if sub.pos != len(text):
             raise _Fail
+        build = _compile(template)
         if len(_TEMPLATES) < 10_000:
-            _TEMPLATES[text] = template
-    return _shift(template, start, r.file)
+            _TEMPLATES[text] = build
+    return build(r.file, start)
 
 
-def _shift(node: ast.Expr, delta: int, file: SourceFile) -> ast.Expr:
-    span = Span(file, node.span.start + delta, node.span.end + delta)
+def _compile(node: ast.Expr):
+    """A function (file, offset) -> a fresh copy of ``node`` with shifted spans."""
+    a, b = node.span.start, node.span.end
     if isinstance(node, ast.Num):
-        return ast.Num(span, node.value)
+        value = node.value
+        return lambda f, d: ast.Num(Span(f, a + d, b + d), value)
     if isinstance(node, ast.Eps):
-        return ast.Eps(span)
+        return lambda f, d: ast.Eps(Span(f, a + d, b + d))
     if isinstance(node, ast.Neg):
-        return ast.Neg(span, _shift(node.operand, delta, file))
+        inner = _compile(node.operand)
+        return lambda f, d: ast.Neg(Span(f, a + d, b + d), inner(f, d))
     if isinstance(node, ast.BinOp):
-        return ast.BinOp(span, node.op, _shift(node.left, delta, file), _shift(node.right, delta, file))
+        left, right, op = _compile(node.left), _compile(node.right), node.op
+        return lambda f, d: ast.BinOp(Span(f, a + d, b + d), op, left(f, d), right(f, d))
     raise _Fail
 
 
 def _transition(file: SourceFile, t: re.Match) -> ast.TransitionDecl:
-    if t.group(1):
-        guard = ast.GuardDecl(Span(file, t.start(1), t.end(1)), "true")
+    g = t.groups()
+    regs = t.regs                      # (start, end) of the match and of every group
+    if g[0]:
+        a, b = regs[1]
+        guard = ast.GuardDecl(Span(file, a, b), "true")
+        first = a
     else:
-        op = t.group(3)
-        norm = {"≥": ">=", "≤": "<="}.get(op, op)
-        guard = ast.GuardDecl(Span(file, t.start(2), t.end(4)), norm, t.group(4),
-                              Span(file, t.start(4), t.end(4)))
+        op = g[2]
+        first = regs[2][0]
+        va, vb = regs[4]
+        guard = ast.GuardDecl(Span(file, first, vb), _NORM.get(op, op), g[3], Span(file, va, vb))
     output = None
-    if t.group(6):
-        for g in (7, 8, 9, 10, 11):
-            if t.group(g) is not None:
+    if g[5]:
+        for k in (6, 7, 8, 9, 10):
+            if g[k] is not None:
                 break
-        span = Span(file, t.start(6), t.end(g))
-        v = t.group(g)
-        if g == 7:
+        span = Span(file, regs[6][0], regs[k + 1][1])
+        v = g[k]
+        if k == 6:
             output = ast.OutputDecl(span, "insample'")
-        elif g == 8 and v == "insample":
+        elif k == 7 and v == "insample":
             output = ast.OutputDecl(span, "insample")
-        elif g == 8:
+        elif k == 7:
             output = ast.OutputDecl(span, "symbol", "⊤" if v == "top" else "⊥")
-        elif g == 10:
+        elif k == 9:
             output = ast.OutputDecl(span, "symbol", v[1:-1])
         else:
             output = ast.OutputDecl(span, "symbol", v)
-    store = Span(file, t.start(12), t.end(12)) if t.group(12) else None
-    return ast.TransitionDecl(Span(file, t.start(1) if t.group(1) else t.start(2), t.end()), guard,
-                              t.group(5), Span(file, t.start(5), t.end(5)), output, store)
+    store = Span(file, *regs[12]) if g[11] else None
+    ta, tb = regs[5]
+    return ast.TransitionDecl(Span(file, first, regs[0][1]), guard, g[4], Span(file, ta, tb), output, store)
 
 
+_NORM = {"≥": ">=", "≤": "<="}
 
 
 def _expr(r: _Reader) -> ast.Expr:

@@ -3,8 +3,10 @@
 Each block is parsed on its own, so one syntax error does not hide the
 verdicts of the other blocks.  The splitter understands comments, strings and
 brace nesting; it reports text outside blocks (E007), unterminated comments
-(E003) and nesting deeper than :data:`MAX_DEPTH` (E005), which keeps every
-later phase safe from deep recursion.
+(E003) and braces nested deeper than :data:`MAX_DEPTH` (E005), which keeps the
+statement compiler of mechanisms clear of Python's recursion limit.
+(Parentheses need no limit: expressions are parsed and evaluated without
+recursion; any other RecursionError becomes E005 in the driver.)
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ MAX_DEPTH = 200
 _KW = "|".join(BLOCK_KEYWORDS)
 _HEADER = re.compile(rf"({_KW})\b[ \t]*([A-Za-z_][A-Za-z0-9_]*)?")
 _TOKEN = re.compile(
-    r"//[^\n]*+|/\*(?:[^*]|\*(?!/))*\*/|(?P<open_comment>/\*)|\"[^\"\n]*\"|(?P<brace>[{}()\[\]])"
+    r"//[^\n]*+|/\*(?:[^*]|\*(?!/))*\*/|(?P<open_comment>/\*)|\"[^\"\n]*\"|(?P<brace>[{}])"
     rf"|(?P<newkw>(?<=\n)(?:{_KW})\b)",
     re.S,
 )
@@ -85,7 +87,6 @@ def _next_block_start(text: str, pos: int) -> int:
 def _scan_block(source: SourceFile, keyword: str, name: str | None,
                 start: int, pos: int, name_span: Span) -> Chunk:
     text = source.text
-    depth = 0            # nesting of all brackets
     braces = 0           # nesting of { }
     opened = False
     for m in _TOKEN.finditer(text, pos):
@@ -103,21 +104,17 @@ def _scan_block(source: SourceFile, keyword: str, name: str | None,
         ch = m.group("brace")
         if ch is None:
             continue
-        if ch in "{([":
-            depth += 1
-            if ch == "{":
-                braces += 1
-                opened = True
-            if depth > MAX_DEPTH:
-                diag = error("E005", f"brackets are nested more than {MAX_DEPTH} levels deep",
-                             source.span(m.start(), m.end()), "this bracket is too deep")
+        if ch == "{":
+            braces += 1
+            opened = True
+            if braces > MAX_DEPTH:
+                diag = error("E005", f"braces are nested more than {MAX_DEPTH} levels deep",
+                             source.span(m.start(), m.end()), "this brace is too deep")
                 diag.with_help("flatten the program; deeply nested code is not supported")
                 end = _next_block_start(text, m.end())
                 return Chunk(keyword, name, start, end, name_span, complete=False, fatal=diag)
         else:
-            depth = max(0, depth - 1)
-            if ch == "}":
-                braces -= 1
-                if opened and braces <= 0:
-                    return Chunk(keyword, name, start, m.end(), name_span)
+            braces -= 1
+            if opened and braces <= 0:
+                return Chunk(keyword, name, start, m.end(), name_span)
     return Chunk(keyword, name, start, len(text), name_span, complete=False)
