@@ -30,6 +30,9 @@ DISCLOSING_CYCLE = "DP003"
 VIOLATING_PATH = "DP004"
 
 MAX_PER_KIND = 10
+# Components larger than this get witness paths through a hub state (two BFS
+# trees per component) instead of one shortest-path search per witness.
+HUB_THRESHOLD = 5_000
 
 
 @dataclass
@@ -106,7 +109,7 @@ def transition_cost(dipa: DiPA, t_index: int) -> Fraction:
     return cost
 
 
-def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:
+def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa: C901
     n = len(dipa.states)
     ts = dipa.transitions
     m = len(ts)
@@ -241,10 +244,65 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:
         if out_real[e] and is_input[s] and c_disc[c] < 0:
             c_disc[c] = e
 
+    comp_size = [0] * ncomp
+    for q in range(n):
+        if comp[q] >= 0:
+            comp_size[comp[q]] += 1
+    hubs: dict[int, tuple[int, list[int], list[int]]] = {}
+    rev: list[list[int]] = []
+
+    def hub_trees(c: int, a: int):
+        """For a large component: BFS trees from and to one hub state, built once,
+        so that every witness path costs its length instead of a search."""
+        if c not in hubs:
+            if not rev:
+                rev.extend([] for _ in range(n))
+                for e in range(m):
+                    if comp[src[e]] == comp[dst[e]] >= 0:
+                        rev[dst[e]].append(e)
+            fwd = [-2] * n
+            fwd[a] = -1
+            queue = deque([a])
+            while queue:
+                v = queue.popleft()
+                for k in range(start[v], start[v + 1]):
+                    w = adj[k]
+                    if fwd[w] == -2 and comp[w] == c:
+                        fwd[w] = order[k]
+                        queue.append(w)
+            bwd = [-2] * n
+            bwd[a] = -1
+            queue = deque([a])
+            while queue:
+                v = queue.popleft()
+                for e in rev[v]:
+                    w = src[e]
+                    if bwd[w] == -2:
+                        bwd[w] = e
+                        queue.append(w)
+            hubs[c] = (a, fwd, bwd)
+        return hubs[c]
+
     def path_within(a: int, b: int, c: int) -> list[int]:
-        """Shortest path of transitions from a to b inside component c."""
+        """A path of transitions from a to b inside component c: the shortest one in
+        components of up to HUB_THRESHOLD states, else one through the component's hub."""
         if a == b:
             return []
+        if comp_size[c] > HUB_THRESHOLD:
+            hub, fwd, bwd = hub_trees(c, a)
+            out = []
+            v = a
+            while v != hub:                       # a -> hub along the backward tree
+                e = bwd[v]
+                out.append(e)
+                v = dst[e]
+            back = []
+            v = b
+            while v != hub:                       # hub -> b along the forward tree
+                e = fwd[v]
+                back.append(e)
+                v = src[e]
+            return out + back[::-1]
         parent = {a: -1}
         queue = deque([a])
         while queue:
