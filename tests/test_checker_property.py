@@ -54,3 +54,24 @@ def test_generator_produces_both_verdicts():
              settings=settings(max_examples=5000, deadline=None))
     find(gen(), lambda d: check(d).well_formed and check(d).weight > 0,
          settings=settings(max_examples=5000, deadline=None))
+
+
+def test_regression_cases_a_and_b_from_the_same_state():
+    """Found by the dense property in CI: a case-(a) root and a case-(b) root that
+    enter the same state must both be reported (one search per case)."""
+    from fractions import Fraction
+    from dslc.ir.dipa import OUT_INSAMPLE, DiPA, Guard, State, Transition, symbol
+    z = Fraction(0)
+    d = DiPA("r")
+    for i in range(5):
+        d.add_state(State(f"q{i}", i > 0, z, z))
+    top = symbol("⊤")
+    d.add_transition(Transition(0, Guard.TRUE, 1, top, True))
+    d.add_transition(Transition(1, Guard.GE, 2, OUT_INSAMPLE, False))
+    d.add_transition(Transition(1, Guard.LT, 0, top, True))
+    d.add_transition(Transition(2, Guard.TRUE, 3, top, True))
+    d.add_transition(Transition(3, Guard.TRUE, 4, top, True))
+    d.add_transition(Transition(4, Guard.LT, 2, OUT_INSAMPLE, True))
+    kinds, _ = literal_check(d)
+    assert {"DP004/a/AL", "DP004/b/AL"} <= kinds
+    assert check(d, max_per_kind=10**6).subkinds == kinds

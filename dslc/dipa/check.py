@@ -433,35 +433,38 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
 
     # DP004 (a), (b): a transition that outputs insample, followed by an AG-path
     # (AL-path) to a G-cycle (L-cycle).
+    # One search per case and side: roots of different cases that start at the
+    # same state must not hide each other.
     for g_side in (True, False):
         ok = ag_ok if g_side else al_ok
         target_on = on_g if g_side else on_l
         cyc_edge = c_ge if g_side else c_lt
         bad_guard = LT if g_side else GE
-        roots = []
-        for e in range(m):
-            if not out_ins[e] or not reachable[src[e]]:
+        for case in ("a", "b"):
+            roots = []
+            for e in range(m):
+                if not out_ins[e] or not reachable[src[e]]:
+                    continue
+                if case == "a" and store[e]:                          # tail(ρ) is AG (AL)
+                    roots.append((dst[e], e))
+                elif case == "b" and not store[e] and guard[e] == bad_guard:   # ρ is AG (AL)
+                    roots.append((dst[e], e))
+            if not roots:
                 continue
-            if store[e]:                                   # case (a): tail(ρ) is AG
-                roots.append((dst[e], e))
-            elif guard[e] == bad_guard:                    # case (b): ρ itself is AG
-                roots.append((dst[e], e))
-        if not roots:
-            continue
-        parent, tag = bfs(roots, ok)
-        done_roots: set[int] = set()
-        for q in range(n):
-            if parent[q] == -2 or not target_on[q]:
-                continue
-            e = tag[q]
-            if e in done_roots:
-                continue
-            done_roots.add(e)
-            if full(VIOLATING_PATH):
-                continue
-            add(Violation(VIOLATING_PATH, prefix=prefix_to(src[e]), path=[e] + trace(parent, q),
-                          case="a" if store[e] else "b", cycle=cycle_at(q, cyc_edge[comp[q]]),
-                          g_side=g_side, via="AG" if g_side else "AL"))
+            parent, tag = bfs(roots, ok)
+            done_roots: set[int] = set()
+            for q in range(n):
+                if parent[q] == -2 or not target_on[q]:
+                    continue
+                e = tag[q]
+                if e in done_roots:
+                    continue
+                done_roots.add(e)
+                if full(VIOLATING_PATH):
+                    continue
+                add(Violation(VIOLATING_PATH, prefix=prefix_to(src[e]), path=[e] + trace(parent, q),
+                              case=case, cycle=cycle_at(q, cyc_edge[comp[q]]),
+                              g_side=g_side, via="AG" if g_side else "AL"))
 
     # ---- weight: longest path in the DAG of components over critical transitions
     critical: list[tuple[int, Fraction]] = []
