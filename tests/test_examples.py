@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "examples").glob("*.dp")) + sorted((ROOT / "stdlib").glob("*.dp"))
+EXAMPLES = (sorted((ROOT / "examples").glob("*.dp")) + sorted((ROOT / "stdlib").glob("*.dp"))
+            + sorted((ROOT / "tests" / "fixtures").glob("*.dp")))
 EXPECT = re.compile(r"^//\s*expect:\s*(\S+)\s+(private|not-private|error|unknown)((?:\s+\S+=\S+)*)\s*$", re.M)
 
 
@@ -60,3 +61,11 @@ def test_check_examples_folder_reports_the_five_dipa_verdicts():
     assert got["sorted_desc"] == ("not-private", None, ["DP001"])
     assert got["svt_star"] == ("not-private", None, ["DP002"])
     assert got["numeric_sparse_mod"] == ("not-private", None, ["DP004"])
+
+
+def test_examples_and_stdlib_have_no_errors():
+    """examples/ and stdlib/ show verdicts; broken inputs live in tests/."""
+    code, data = run_json("examples/", "stdlib/")
+    verdicts = {b["verdict"] for f in data["files"] for b in f["blocks"]}
+    assert "error" not in verdicts and "unknown" not in verdicts
+    assert not any(f["diagnostics"] for f in data["files"])

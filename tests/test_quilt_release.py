@@ -137,8 +137,8 @@ def test_bad_files_and_blocks(tmp_path, series):
         (("release", tmp_path / "missing.dp", "--data", data), "E004"),
         (("release", WORKED, "--data", data, "--block", "nope"), "E264"),
         (("release", ROOT / "examples" / "svt.dp", "--data", data), "E264"),
-        (("release", ROOT / "examples" / "chain_errors.dp", "--data", data, "--block", "bad_row"), "E245"),
-        (("release", ROOT / "examples" / "chain_errors.dp", "--data", data), "E264"),
+        (("release", ROOT / "tests" / "fixtures" / "chain_errors.dp", "--data", data, "--block", "bad_row"), "E245"),
+        (("release", ROOT / "tests" / "fixtures" / "chain_errors.dp", "--data", data), "E264"),
         (("release", WORKED, "--data", data, "--column", "state"), "E261"),
     ]
     binary = tmp_path / "b.csv"
