@@ -57,7 +57,9 @@ def read_source(path: str) -> tuple[SourceFile | None, Diagnostic | None]:
         return None, (error("E004", f"no such file: {path}", placeholder.whole(), "file not found")
                       .with_help("check the path; `dslc check` takes `.dp` files or folders"))
     except IsADirectoryError:
-        return None, error("E004", f"{path} is a directory", placeholder.whole())
+        return None, (error("E004", f"no `.dp` files in the folder {path}", placeholder.whole(),
+                            "empty folder")
+                      .with_help("`dslc check` searches folders recursively for files ending in `.dp`"))
     except PermissionError:
         return None, error("E004", f"permission denied: {path}", placeholder.whole())
     except UnicodeDecodeError as exc:
@@ -139,7 +141,9 @@ def _phase(failed: BlockResult, what: str, chunk: Chunk, run: Callable):
 
 
 def collect_paths(args: list[str]) -> list[str]:
-    """Files as given; folders expanded to their `.dp` files (sorted, recursive)."""
+    """Files as given; folders expanded to their `.dp` files (sorted, recursive).
+    A folder without any `.dp` file stays in the list as itself, so that
+    :func:`check_path` reports it."""
     out: list[str] = []
     for arg in args:
         if os.path.isdir(arg):
@@ -149,7 +153,7 @@ def collect_paths(args: list[str]) -> list[str]:
                 for f in files:
                     if f.endswith(".dp"):
                         found.append(os.path.join(root, f))
-            out.extend(sorted(found))
+            out.extend(sorted(found) or [arg])
         else:
             out.append(arg)
     return out

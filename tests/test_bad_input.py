@@ -111,3 +111,10 @@ def test_deep_parentheses_are_only_parentheses(tmp_path):
                     "  loop { if Lap(eps/4, read()) >= x { output top; halt }\n output bot } }\n")
     status, out, _ = check_json(path)
     assert status == 0 and out["files"][0]["blocks"][0]["d"] == "3/2"
+
+
+def test_folder_without_dp_files_is_an_error(tmp_path):
+    (tmp_path / "notes.txt").write_text("nothing to check")
+    status, out, _ = check_json(tmp_path)
+    assert status == 2
+    assert [d["code"] for d in all_diags(out)] == ["E004"]

@@ -343,7 +343,12 @@ class Lowerer:
                 raise DiagnosticError(error("E118", f"`output {v.name}` would release the exact input",
                                             v.span, "a raw input value")
                                       .with_help(f"release a noisy value instead: `output Lap(ε, {v.name})`"))
-            if v.name in self.assigned or v.name in self.params:
+            if v.name in self.params:
+                raise DiagnosticError(error("E118", f"`{v.name}` is a parameter, and an output is a symbol "
+                                                    "or a noisy value", v.span, "a constant")
+                                      .with_help(f'to output the symbol, quote it: `output "{v.name}"`; '
+                                                 f"to release the value, add noise: `output Lap(ε, {v.name})`"))
+            if v.name in self.assigned:
                 raise DiagnosticError(self.name_error(v, "in an output"))
             ctx.output, ctx.output_span = symbol(v.name), s.span
             return True
