@@ -111,14 +111,7 @@ def enumerate_check(model: NumericModel, left: list[Fraction], right: list[Fract
         return [vec[s] * emit[s].get(o, 0) if vec[s] else Fraction(0) for s in range(n)]
 
     def step(vec, a):
-        nxt = [Fraction(0)] * n
-        rows = trans[a]
-        for s in range(n):
-            v = vec[s]
-            if v:
-                for s2, p in rows[s].items():
-                    nxt[s2] += v * p
-        return nxt
+        return _step(trans[a], vec, n)
 
     stack: list[tuple[list, list, list[int], list[int]]] = []
     for o in obs:
@@ -185,14 +178,7 @@ def explore_check(model: NumericModel, left: list[Fraction], right: list[Fractio
         return tuple(vec[s] * emit[s].get(o, 0) if vec[s] else Fraction(0) for s in range(n))
 
     def step(vec, a):
-        nxt = [Fraction(0)] * n
-        rows = trans[a]
-        for s in range(n):
-            v = vec[s]
-            if v:
-                for s2, p in rows[s].items():
-                    nxt[s2] += v * p
-        return nxt
+        return _step(trans[a], vec, n)
 
     def key(al, be):
         z = sum(al, Fraction(0)) + sum(be, Fraction(0))
@@ -227,3 +213,14 @@ def explore_check(model: NumericModel, left: list[Fraction], right: list[Fractio
         if exceeds(pl, pr, c_exact, eps):
             return ExploreResult((seq, aseq, pl, pr), widest, time.perf_counter() - start, True)
     return ExploreResult(None, widest, time.perf_counter() - start, True)
+
+
+def _step(rows, vec, n: int) -> list:
+    """One forward step: the distribution after a transition with ``rows``."""
+    nxt = [Fraction(0)] * n
+    for s in range(n):
+        v = vec[s]
+        if v:
+            for s2, p in rows[s].items():
+                nxt[s2] += v * p
+    return nxt

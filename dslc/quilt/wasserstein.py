@@ -203,19 +203,4 @@ def w_inf(mu: dict, nu: dict) -> Fraction:
     sup over t ∈ (0, 1) of |F_μ⁻¹(t) − F_ν⁻¹(t)|, exactly."""
     xs = sorted((v, p) for v, p in mu.items() if p > 0)
     ys = sorted((v, p) for v, p in nu.items() if p > 0)
-    i = j = 0
-    cx, cy = xs[0][1], ys[0][1]
-    w = abs(xs[0][0] - ys[0][0])
-    while i < len(xs) - 1 or j < len(ys) - 1:
-        if cx == cy:
-            i, j = i + 1, j + 1
-            cx += xs[i][1]
-            cy += ys[j][1]
-        elif cx < cy:
-            i += 1
-            cx += xs[i][1]
-        else:
-            j += 1
-            cy += ys[j][1]
-        w = max(w, abs(xs[i][0] - ys[j][0]))
-    return w
+    return _w_inf_scaled(xs, ys)
