@@ -8,6 +8,7 @@ and `data` (witnesses); per block `summary` and `details`; per file
 from __future__ import annotations
 
 import json
+import math
 
 from dslc.diagnostics.model import Diagnostic
 from dslc.ir.dipa import fmt_fraction
@@ -51,5 +52,18 @@ def results_json(files: list[FileResult]) -> dict:
     return {"files": out}
 
 
+def json_safe(value):
+    """Strict JSON has no NaN or infinity: such floats are written as strings
+    ("inf", "-inf", "nan"), so every consumer can parse the output."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
 def render_json(files: list[FileResult]) -> str:
-    return json.dumps(results_json(files), ensure_ascii=False, indent=2, default=str)
+    return json.dumps(json_safe(results_json(files)), ensure_ascii=False, indent=2, default=str,
+                      allow_nan=False)

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
+from dslc.diagnostics.render.json import json_safe
 from dslc import __version__
 from dslc.diagnostics import codes
 from dslc.diagnostics.model import Diagnostic, Severity
@@ -146,7 +147,7 @@ def sarif_log(files: list[FileResult]) -> dict:
             if related:
                 result["relatedLocations"] = related
             if d.data:
-                result["properties"] = json.loads(json.dumps(d.data, default=str))
+                result["properties"] = json.loads(json.dumps(json_safe(d.data), default=str))
             results.append(result)
 
     cwd = Path(os.getcwd()).as_uri().rstrip("/") + "/"
@@ -163,4 +164,4 @@ def sarif_log(files: list[FileResult]) -> dict:
 
 
 def render_sarif(files: list[FileResult]) -> str:
-    return json.dumps(sarif_log(files), ensure_ascii=False, indent=2)
+    return json.dumps(json_safe(sarif_log(files)), ensure_ascii=False, indent=2, allow_nan=False)
