@@ -27,6 +27,13 @@ r = check(bad)
 assert r.kinds == {"DP001"} and len(r.violations) == 10 and r.truncated["DP001"] == 10_000 - 10
 r = check(wild)
 assert not r.well_formed
+ts = wild.transitions
+def walk(path):
+    return all(ts[a].target == ts[b].source for a, b in zip(path, path[1:]))
+for v in r.violations:            # witnesses through the giant component's hub are real walks
+    assert walk(v.prefix + (v.cycle or v.path)) and walk(v.cycle + v.cycle[:1]) and walk(v.path)
+    if v.cycle2:
+        assert walk(v.cycle2 + v.cycle2[:1])
 f = check_source(SourceFile("big.dp", text))
 assert f.blocks[0].verdict.value == "private" and str(f.blocks[0].d) == "10000"
 print("ok")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from math import lcm
 
@@ -80,9 +81,17 @@ class CheckResult:
     violations: list[Violation]
     truncated: dict[str, int]                 # kind -> witnesses not listed
     weight: Fraction | None                   # wt(A) when well-formed
-    critical: list[tuple[int, Fraction]]      # reachable critical transitions and costs
+    critical_scaled: list[tuple[int, int]]    # reachable critical transitions, cost × cost_denominator
+    cost_denominator: int
     heaviest: list[int]                       # critical transitions on a heaviest path
     on_cycle: list[bool]                      # per transition (reachable part)
+
+    @cached_property
+    def critical(self) -> list[tuple[int, Fraction]]:
+        """Reachable critical transitions with their exact costs (built on first use:
+        a million Fractions cost seconds, and most runs never look at them)."""
+        d = self.cost_denominator
+        return [(e, Fraction(c, d)) for e, c in self.critical_scaled]
 
     @property
     def well_formed(self) -> bool:
@@ -249,17 +258,28 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         if comp[q] >= 0:
             comp_size[comp[q]] += 1
     hubs: dict[int, tuple[int, list[int], list[int]]] = {}
-    rev: list[list[int]] = []
+    rev: list[tuple[list[int], list[int]]] = []
 
     def hub_trees(c: int, a: int):
         """For a large component: BFS trees from and to one hub state, built once,
         so that every witness path costs its length instead of a search."""
         if c not in hubs:
             if not rev:
-                rev.extend([] for _ in range(n))
-                for e in range(m):
-                    if comp[src[e]] == comp[dst[e]] >= 0:
-                        rev[dst[e]].append(e)
+                # reverse CSR of the edges inside components
+                rstart = [0] * (n + 1)
+                inside = [e for e in range(m) if comp[src[e]] == comp[dst[e]] >= 0]
+                for e in inside:
+                    rstart[dst[e] + 1] += 1
+                for v in range(n):
+                    rstart[v + 1] += rstart[v]
+                rfill = rstart[:-1]
+                rorder = [0] * len(inside)
+                for e in inside:
+                    t = dst[e]
+                    rorder[rfill[t]] = e
+                    rfill[t] += 1
+                rev.append((rstart, rorder))
+            rstart, rorder = rev[0]
             fwd = [-2] * n
             fwd[a] = -1
             queue = deque([a])
@@ -275,7 +295,8 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             queue = deque([a])
             while queue:
                 v = queue.popleft()
-                for e in rev[v]:
+                for k in range(rstart[v], rstart[v + 1]):
+                    e = rorder[k]
                     w = src[e]
                     if bwd[w] == -2:
                         bwd[w] = e
@@ -467,7 +488,8 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
                               g_side=g_side, via="AG" if g_side else "AL"))
 
     # ---- weight: longest path in the DAG of components over critical transitions
-    critical: list[tuple[int, Fraction]] = []
+    critical: list[tuple[int, int]] = []
+    denom = 1
     weight = None
     heaviest: list[int] = []
     if n:
@@ -495,7 +517,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             else:
                 c = 2 * scaled[id(st.d)] + (scaled[id(st.d_prime)] if pr else 0)
             icost[e] = c
-            critical.append((e, Fraction(c, denom)))
+            critical.append((e, c))
         # edges grouped by source component
         by_comp: list[list[int]] = [[] for _ in range(ncomp)]
         for e in crit_edges:
@@ -523,4 +545,4 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         heaviest.reverse()
 
     return CheckResult(reachable, violations, truncated,
-                       weight if not violations else None, critical, heaviest, on_cycle)
+                       weight if not violations else None, critical, denom, heaviest, on_cycle)
