@@ -23,6 +23,7 @@ CASES = [
     ("sorted_desc.out", ["examples/sorted_desc.dp"]),
     ("svt_star.out", ["examples/svt_star.dp"]),
     ("numeric_sparse_mod.out", ["examples/numeric_sparse_mod.dp"]),
+    ("noisy_stream.out", ["examples/noisy_stream.dp"]),
     ("syntax_errors.out", ["tests/golden/syntax_errors.dp"]),
     ("dipa_errors.out", ["tests/golden/dipa_errors.dp"]),
     ("mechanism_errors.out", ["tests/golden/mechanism_errors.dp"]),

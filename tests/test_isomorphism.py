@@ -11,7 +11,7 @@ from dslc.driver import check_path
 from dslc.ir.dipa import DiPA, OutKind
 
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = ["svt", "numeric_sparse", "sorted_desc", "svt_star", "numeric_sparse_mod"]
+FIGURES = ["svt", "numeric_sparse", "sorted_desc", "svt_star", "numeric_sparse_mod", "noisy_stream"]
 
 
 def as_graph(dipa: DiPA) -> nx.MultiDiGraph:
