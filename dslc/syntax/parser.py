@@ -99,10 +99,6 @@ def describe_token(token: Token) -> str:
 
 
 # ------------------------------------------------------------------ transformer
-def _num(text: str) -> Fraction:
-    return Fraction(text)
-
-
 class _Builder(Transformer):
     """Builds AST nodes during LALR reductions (no parse tree is kept).
 
@@ -288,9 +284,6 @@ class _Builder(Transformer):
 
 def _norm_op(tok: Token) -> str:
     return {"≥": ">=", "≤": "<="}.get(str(tok), str(tok))
-
-
-_BUILDERS: dict[str, type] = {}
 
 
 def register_block_kind(keyword: str, start_rule: str, builder_mixin: type | None = None) -> None:
