@@ -7,6 +7,7 @@ the offending token.
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -294,6 +295,11 @@ def register_block_kind(keyword: str, start_rule: str, builder_mixin: type | Non
     _parser.cache_clear()
 
 
+# The cached parser's builder carries per-parse state (file, base), so one
+# parse at a time: the language server checks on several worker threads.
+_PARSE_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=None)
 def _parser() -> tuple[Lark, _Builder]:
     builder_cls = type("Builder", tuple(_TRANSFORMERS) + (_Builder,), {})
@@ -317,12 +323,13 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
         block = parse_automaton_fast(source, start, end)
         if block is not None:
             return block
-    parser, builder = _parser()
-    builder.file = source
-    builder.base = start
     text = source.text[start:end]
     try:
-        block = parser.parse(text, start=START_RULES[keyword])
+        with _PARSE_LOCK:
+            parser, builder = _parser()
+            builder.file = source
+            builder.base = start
+            block = parser.parse(text, start=START_RULES[keyword])
     except UnexpectedInput as exc:
         raise DiagnosticError(_syntax_diagnostic(source, start, end, exc, keyword)) from None
     except VisitError as exc:  # a builder raised a diagnostic
