@@ -101,13 +101,15 @@ def test_syntax_error_has_code_and_range():
     assert diags[0].code_description.href == lookup(diags[0].code).url
 
 
-def test_internal_error_becomes_one_diagnostic(monkeypatch):
+def test_internal_error_outside_blocks_becomes_one_diagnostic(monkeypatch):
+    """The driver fails, and so does splitting the file into blocks."""
     import dslc.lsp.analysis as analysis
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("boom")
 
     monkeypatch.setattr(analysis, "check_source", broken)
+    monkeypatch.setattr(analysis, "split_blocks", broken)
     result = analyse(URI, "/doc.dp", "automaton a { }", 1, 1)
     assert result.result is None
     [diag] = result.diagnostics

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types as lsp
 
+from dslc.diagnostics.model import Diagnostic, Label
 from dslc.diagnostics.render.lsp import SOURCE, UTF16, PositionEncoder, file_diagnostics
+from dslc import driver
 from dslc.driver import CheckCancelled, check_source
-from dslc.results import BlockResult, FileResult
-from dslc.source import SourceFile
+from dslc.results import BlockResult, FileResult, Verdict
+from dslc.source import SourceFile, Span
 from dslc.syntax.split import split_blocks
 
 log = logging.getLogger(__name__)
@@ -82,25 +84,97 @@ def internal_error(exc: BaseException) -> lsp.Diagnostic:
         severity=lsp.DiagnosticSeverity.Error, source=SOURCE)
 
 
+def _summary(exc: BaseException) -> str:
+    text = str(exc).split("\n", 1)[0]
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def block_internal_error(span: Span, what: str, exc: BaseException) -> Diagnostic:
+    """A bug inside one block, located at its name (the other blocks keep their results)."""
+    return Diagnostic("", f"internal error while checking {what}: {_summary(exc)}",
+                      labels=[Label(span, "dslc failed on this block", primary=True)],
+                      help=["this is a bug in dslc, not in your file; the other blocks were checked"])
+
+
+def check_isolated(source: SourceFile, options: dict) -> FileResult:
+    """The driver's loop over blocks, with every block isolated: used when
+    :func:`check_source` raised, so that one broken block does not hide the
+    diagnostics of the others."""
+    result = FileResult(source.path, source)
+    chunks, diags = split_blocks(source)
+    result.diagnostics.extend(diags)
+    cancelled = options.get("cancelled")
+    for chunk in chunks:
+        if cancelled is not None and cancelled():
+            raise CheckCancelled()
+        name = chunk.name or "<unnamed>"
+        try:
+            block = driver.check_chunk(source, chunk, options)
+        except CheckCancelled:
+            raise
+        except Exception as exc:  # noqa: BLE001 - isolate the block
+            log.error("internal error in %s block %s of %s: %s", chunk.keyword, name, source.path, _summary(exc))
+            block = BlockResult(name, chunk.keyword, chunk.name_span, Verdict.ERROR,
+                                diagnostics=[block_internal_error(chunk.name_span, f"{chunk.keyword} `{name}`", exc)])
+        result.blocks.append(block)
+    return result
+
+
+def render(result: FileResult, uri: str, encoder: PositionEncoder, **kw) -> list[lsp.Diagnostic]:
+    """The diagnostics of ``result`` for the protocol; a block whose
+    diagnostics cannot be rendered gets one internal-error diagnostic."""
+    try:
+        return file_diagnostics(result, uri, encoder=encoder, **kw)
+    except Exception as exc:  # noqa: BLE001 - render block by block
+        log.error("internal error while rendering the diagnostics of %s: %s", uri, _summary(exc))
+    out: list[lsp.Diagnostic] = []
+    parts = [FileResult(result.path, result.source, diagnostics=list(result.diagnostics))]
+    parts += [FileResult(result.path, result.source, blocks=[b]) for b in result.blocks]
+    for part in parts:
+        try:
+            out += file_diagnostics(part, uri, encoder=encoder, **kw)
+        except Exception as exc:  # noqa: BLE001
+            span = part.blocks[0].span if part.blocks else None
+            fallback = FileResult(result.path, result.source, diagnostics=[block_internal_error(
+                span or result.source.span(0, 0), "the diagnostics of this block", exc)])
+            out += file_diagnostics(fallback, uri, encoder=encoder, **kw)
+    return out
+
+
 def analyse(uri: str, path: str, text: str, generation: int, version: int | None, *,
             encoding: str = UTF16, related_information: bool = True, tags: bool = True,
             options: dict | None = None, cancelled=None) -> Analysis:
     """Check ``text`` as the file ``path`` and render the result for ``uri``.
-    Never raises: a bug in a phase becomes one internal-error diagnostic."""
+    Never raises: a bug in one block becomes an internal-error diagnostic at
+    that block (the others keep theirs); a bug outside the blocks one
+    internal-error diagnostic at the top of the file."""
     encoder = PositionEncoder(text, encoding)
     source = SourceFile(path, text)
     try:
         opts = dict(options or CHECK_OPTIONS)
         if cancelled is not None:
             opts["cancelled"] = cancelled
-        result = check_source(source, opts)
-        diagnostics = file_diagnostics(result, uri, encoding=encoding, encoder=encoder,
-                                       related_information=related_information, tags=tags)
-        extents = block_extents(source, result)
+        try:
+            result = check_source(source, opts)
+        except CheckCancelled:
+            raise
+        except Exception as exc:  # noqa: BLE001 - check block by block
+            log.error("internal error while checking %s: %s; checking its blocks one by one", uri, _summary(exc))
+            log.debug("%s", traceback.format_exc())
+            result = check_isolated(source, opts)
+        diagnostics = render(result, uri, encoder, encoding=encoding,
+                             related_information=related_information, tags=tags)
+        try:
+            extents = block_extents(source, result)
+        except Exception as exc:  # noqa: BLE001 - no hover or outline, but the diagnostics stand
+            log.error("internal error while locating the blocks of %s: %s", uri, _summary(exc))
+            extents = []
     except CheckCancelled:       # the text changed meanwhile: nothing to publish
         return Analysis(uri, generation, version, text, None, [], encoder)
     except Exception as exc:  # noqa: BLE001 - the server must survive any bug in a phase
-        log.error("internal error while checking %s: %s: %s", uri, type(exc).__name__, exc)
+        log.error("internal error while checking %s: %s", uri, _summary(exc))
         log.debug("%s", traceback.format_exc())
         return Analysis(uri, generation, version, text, None, [internal_error(exc)], encoder)
     analysis = Analysis(uri, generation, version, text, result, diagnostics, encoder, extents)

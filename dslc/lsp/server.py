@@ -1,4 +1,4 @@
-"""`dslc lsp`: the language server (pygls, stdio).
+"""`dslc lsp`: the language server (pygls 2, stdio).
 
 Diagnostics come from the same driver as ``dslc check``; the server adds
 scheduling only:
@@ -12,24 +12,38 @@ scheduling only:
 - hover, symbols and definition wait (asynchronously, with a time limit) for
   the check of the current text, starting it at once if it was only
   scheduled; they never answer from a stale result.
+
+Only pygls' public API is used: features registered with
+``LanguageServer.feature``, the converter made by our ``converter_factory``,
+and a protocol subclass that overrides the public ``structure_message`` and
+``handle_message`` for what the LSP specification asks and pygls 2 does not
+do (see :class:`_Protocol`).  pygls' built-in text synchronisation keeps its
+workspace; the server keeps its own copy of the documents
+(:class:`~dslc.lsp.documents.Documents`) for line breaks and cheap edits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import inspect
 import json
 import logging
 import queue
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import cattrs
+from cattrs.v import format_exception
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol.json_rpc import RPCRequest
 
 from dslc import __version__
 from dslc.diagnostics.render.lsp import UTF16
@@ -42,6 +56,14 @@ log = logging.getLogger(__name__)
 DEBOUNCE = 0.25          # seconds of quiet after a change before checking
 REQUEST_WAIT = 5.0       # seconds a hover/symbol/definition request waits for a check
 WORKERS = 2
+
+# JSON-RPC and LSP error codes
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
+
+# Values of the initialization option "relatedInformation".
+RELATED_MODES = ("auto", "message", "related")
 
 
 class Worker:
@@ -74,41 +96,138 @@ class Worker:
                 future.set_exception(exc)
 
 
-class RawJSON(str):
-    """A request result already serialised to JSON (off the event loop)."""
+class Unstructured(list):
+    """A request result already turned into JSON values (lists, dicts) in a
+    worker thread; the converter passes it through unchanged."""
+
+
+def make_converter() -> cattrs.Converter:
+    converter = default_converter()
+    converter.register_unstructure_hook(Unstructured, lambda value: value)
+    return converter
+
+
+@dataclass
+class _Rejected:
+    """A message whose params do not fit its method (see :meth:`_Protocol.structure_message`)."""
+    id: Any
+    method: str
+    reason: str
+
+
+def _describe(exc: BaseException, type_) -> str:
+    if isinstance(exc, ValueError) and str(exc):          # lsprotocol's range checks say what was wrong
+        return str(exc).split("\n", 1)[0]
+    return format_exception(exc, type_)
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying which field of the params is wrong, and how."""
+    try:
+        lines = cattrs.transform_error(exc, format_exception=_describe)
+    except Exception:  # noqa: BLE001 - any summary will do
+        lines = []
+    # paths in the protocol's spelling: $.params.text_document -> $.params.textDocument
+    lines = [re.sub(r"(@ \$\S*)", lambda m: re.sub(r"_([a-z])", lambda c: c[1].upper(), m[1]), line)
+             for line in lines]
+    return "; ".join(lines) or f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
 
 
 class _Protocol(LanguageServerProtocol):
-    """Text synchronisation is handled by :class:`Documents` (protocol line
-    breaks, negotiated encoding); pygls' own copy of the documents is not kept.
-    Results given as :class:`RawJSON` are sent as they are."""
+    """pygls' protocol, plus the error paths of the LSP specification that
+    pygls 2 leaves out (it never answers such requests, and logs tracebacks):
 
-    def _send_data(self, data: Any):
-        result = getattr(data, "result", None)
-        if not isinstance(result, RawJSON) or self.writer is None:
-            return super()._send_data(data)
-        body = f'{{"jsonrpc": "2.0", "id": {json.dumps(data.id)}, "result": {result}}}'.encode("utf-8")
-        if self._include_headers:
-            body = (f"Content-Length: {len(body)}\r\n"
-                    f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n").encode("ascii") + body
+    - a request whose params do not fit its method (a negative line, a
+      missing ``textDocument``) gets ``InvalidParams``; such a notification
+      is dropped with one log line;
+    - a request before ``initialize`` gets ``ServerNotInitialized``, a
+      notification before it (other than ``exit``) is dropped;
+    - a request after ``shutdown`` gets ``InvalidRequest`` (pygls drops it);
+    - :attr:`exit_code` is 0 for ``exit`` after ``shutdown``, else 1.
+
+    Only public methods are overridden; error responses are written to the
+    protocol's writer with the message framing of the transport.
+    """
+
+    def __init__(self, server, converter: cattrs.Converter):
+        super().__init__(server, converter)
+        self.converter = converter
+        self.initialized = False
+        self.shut_down = False
+        self.exit_code: int | None = None
+        self._headers = True
+
+    def set_writer(self, writer, include_headers: bool = True):
+        super().set_writer(writer, include_headers)
+        self._headers = include_headers
+
+    def structure_message(self, data: dict[str, Any]):
+        method = data.get("method") if isinstance(data, dict) and "jsonrpc" in data else None
+        message_type = self.get_message_type(method) if isinstance(method, str) else None
+        if message_type is not None:
+            try:
+                return self.converter.structure(data, message_type)
+            except Exception as exc:  # noqa: BLE001 - any failure means invalid params
+                return _Rejected(data.get("id"), method, _reason(exc))
+        return super().structure_message(data)
+
+    def handle_message(self, message):
+        method = getattr(message, "method", None)
+        if isinstance(message, _Rejected):
+            log.warning("invalid params for %s: %s", message.method, message.reason)
+            if message.id is not None:
+                self.reply_error(message.id, INVALID_PARAMS,
+                                 f"invalid params for {message.method}: {message.reason}")
+            return
+        request = isinstance(message, RPCRequest)
+        if method == lsp.EXIT:
+            self.exit_code = 0 if self.shut_down else 1
+        elif self.shut_down and request:
+            self.reply_error(message.id, INVALID_REQUEST,
+                             f"{method}: the server has been shut down; only `exit` is accepted")
+            return
+        elif not self.initialized and method not in (lsp.INITIALIZE, None):
+            if request:
+                self.reply_error(message.id, SERVER_NOT_INITIALIZED,
+                                 f"{method}: the server has not been initialized")
+            else:
+                log.warning("dropped %s: the server has not been initialized", method)
+            return
+        super().handle_message(message)
+        if method == lsp.INITIALIZE:
+            self.initialized = True
+        elif method == lsp.SHUTDOWN:
+            self.shut_down = True
+
+    def reply_error(self, msg_id: Any, code: int, message: str) -> None:
+        """Answer request ``msg_id`` with an error (on the event loop thread)."""
+        if self.writer is None:
+            return
+        response = lsp.ResponseErrorMessage(id=msg_id, error=lsp.ResponseError(code=code, message=message))
+        body = json.dumps(self.converter.unstructure(response)).encode("utf-8")
+        if self._headers:
+            body = f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
         res = self.writer.write(body)
         if inspect.isawaitable(res):
             asyncio.ensure_future(res)
 
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams):
-        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
-            yield handler, (params,), None
 
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams):
-        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: lsp.DidCloseTextDocumentParams):
-        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield handler, (params,), None
+def request_handler(fn):
+    """A request handler whose unexpected errors become one InternalError
+    response (no Python traceback for the client; pygls logs one line)."""
+    @functools.wraps(fn)
+    async def wrapper(ls, params):
+        try:
+            result = fn(ls, params)
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the server must survive any bug in a feature
+            raise JsonRpcInternalError(
+                message=f"dslc: internal error in {fn.__name__}: {type(exc).__name__}: {exc}") from None
+    return wrapper
 
 
 @dataclass
@@ -122,7 +241,7 @@ class _State:
 
 class DslcServer(LanguageServer):
     def __init__(self, debounce: float = DEBOUNCE, workers: int = WORKERS):
-        super().__init__("dslc", __version__, protocol_cls=_Protocol,
+        super().__init__("dslc", __version__, protocol_cls=_Protocol, converter_factory=make_converter,
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.debounce = debounce
         self.documents = Documents()
@@ -132,6 +251,38 @@ class DslcServer(LanguageServer):
         self.related_information = True
         self.tags = True
         self.hierarchical_symbols = True
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """An error outside a request (in a notification handler, or a
+        message that cannot be read): one log line, and pygls' message to the
+        user (``window/showMessage``)."""
+        log.error("%s: %s", getattr(source, "__name__", source), error)
+        super().report_server_error(error, source)
+
+    # ------------------------------------------------------------ configuration
+    def configure(self, params: lsp.InitializeParams) -> None:
+        """Read the client's capabilities and the initialization options."""
+        td = params.capabilities.text_document
+        pub = td.publish_diagnostics if td is not None else None
+        sym = td.document_symbol if td is not None else None
+        self.tags = bool(pub and pub.tag_support)
+        self.hierarchical_symbols = bool(sym and sym.hierarchical_document_symbol_support)
+        self.documents.encoding = str(self.workspace.position_encoding or UTF16)
+        options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        debounce = options.get("debounce")
+        if isinstance(debounce, (int, float)) and not isinstance(debounce, bool):
+            if debounce == debounce and 0 <= debounce < float("inf"):
+                self.debounce = float(debounce)
+            else:
+                log.warning("ignored the initialization option debounce = %r (seconds, 0 or more)", debounce)
+        mode = options.get("relatedInformation", "auto")
+        if mode not in RELATED_MODES:
+            log.warning("ignored the initialization option relatedInformation = %r (one of %s)",
+                        mode, ", ".join(RELATED_MODES))
+            mode = "auto"
+        supported = bool(pub and pub.related_information)
+        self.related_information = related_information(mode, supported, params.client_info)
+
 
     # -------------------------------------------------------------- scheduling
     def schedule(self, uri: str, delay: float, republish: bool = False) -> None:
@@ -245,14 +396,21 @@ class DslcServer(LanguageServer):
             self._wake(st)
 
 
-def _caps(params: lsp.InitializeParams) -> tuple[bool, bool, bool]:
-    td = params.capabilities.text_document
-    pub = td.publish_diagnostics if td is not None else None
-    sym = td.document_symbol if td is not None else None
-    related = bool(pub and pub.related_information)
-    tags = bool(pub and pub.tag_support)
-    hierarchical = bool(sym and sym.hierarchical_document_symbol_support)
-    return related, tags, hierarchical
+def related_information(mode: str, supported: bool, client: lsp.ClientInfo | None) -> bool:
+    """Send the secondary labels of a diagnostic as ``relatedInformation``
+    (True) or as ``file:line:col: text`` lines at the end of its message.
+
+    ``auto``: relatedInformation when the client announces support for it,
+    except Neovim before 0.12, which announces it but does not show it;
+    ``message``: always in the message; ``related``: whenever announced."""
+    if mode == "message" or not supported:
+        return False
+    if mode == "related":
+        return True
+    if client is not None and client.name == "Neovim":
+        m = re.match(r"v?(\d+)\.(\d+)", client.version or "")
+        return m is not None and (int(m[1]), int(m[2])) >= (0, 12)
+    return True
 
 
 def create_server(debounce: float = DEBOUNCE) -> DslcServer:
@@ -262,11 +420,7 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
     def initialize(ls: DslcServer, params: lsp.InitializeParams) -> None:
         from dslc.commands.explain import _load_all
         _load_all()                                   # codes of every backend, for codeDescription
-        ls.related_information, ls.tags, ls.hierarchical_symbols = _caps(params)
-        ls.documents.encoding = str(ls.workspace.position_encoding or UTF16)
-        options = params.initialization_options
-        if isinstance(options, dict) and isinstance(options.get("debounce"), (int, float)):
-            ls.debounce = max(0.0, float(options["debounce"]))
+        ls.configure(params)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DslcServer, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -278,8 +432,10 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: DslcServer, params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if ls.documents.change(uri, params.text_document.version, params.content_changes) is not None:
-            ls.schedule(uri, ls.debounce)
+        if ls.documents.change(uri, params.text_document.version, params.content_changes) is None:
+            log.warning("ignored a change of %s, which is not open", uri)
+            return
+        ls.schedule(uri, ls.debounce)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=False))
     def did_save(ls: DslcServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -299,30 +455,33 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @request_handler
     async def hover(ls: DslcServer, params: lsp.HoverParams) -> lsp.Hover | None:
         analysis = await ls.current(params.text_document.uri)
         return features.hover(analysis, params.position) if analysis else None
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    async def symbols(ls: DslcServer, params: lsp.DocumentSymbolParams):
+    @request_handler
+    async def document_symbol(ls: DslcServer, params: lsp.DocumentSymbolParams):
         analysis = await ls.current(params.text_document.uri)
         if analysis is None:
             return None
         if len(analysis.extents) < 50:
             return features.document_symbols(analysis, hierarchical=ls.hierarchical_symbols)
-        # thousands of blocks: build and serialise the tree off the event loop
+        # thousands of blocks: build the tree and turn it into JSON values off the event loop
 
-        def build() -> RawJSON:
+        def build() -> Unstructured:
             started = time.perf_counter()
             symbols = features.document_symbols(analysis, hierarchical=ls.hierarchical_symbols)
-            raw = RawJSON(json.dumps(ls.protocol._converter.unstructure(symbols)))
+            values = Unstructured(ls.protocol.converter.unstructure(symbols))
             log.debug("documentSymbol: %d blocks in %.0f ms", len(analysis.extents),
                       (time.perf_counter() - started) * 1000)
-            return raw
+            return values
 
         return await asyncio.wrap_future(ls.requests.submit(build))
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @request_handler
     async def definition(ls: DslcServer, params: lsp.DefinitionParams):
         analysis = await ls.current(params.text_document.uri)
         return features.definition(analysis, params.position) if analysis else None
@@ -336,6 +495,12 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
 
 
 def serve(debounce: float = DEBOUNCE) -> int:
-    """Run the server over stdin/stdout until the client exits."""
-    create_server(debounce).start_io()
-    return 0
+    """Run the server over stdin/stdout until the client exits.  Returns the
+    exit status the protocol asks for: 0 after ``shutdown``, 1 otherwise
+    (``exit`` without ``shutdown``, or the client closed the connection)."""
+    server = create_server(debounce)
+    server.start_io()
+    protocol = server.protocol
+    if protocol.exit_code is not None:
+        return protocol.exit_code
+    return 0 if protocol.shut_down else 1
