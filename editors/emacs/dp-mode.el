@@ -2,7 +2,8 @@
 
 ;; A small major mode for `.dp' differential-privacy mechanisms: comments,
 ;; highlighting, indentation by braces, and the dslc language server through
-;; eglot (Emacs 29+ ships eglot).  Load it with
+;; eglot (Emacs 29+ ships eglot; on Emacs 28 install it first, e.g. Debian's
+;; elpa-eglot or `M-x package-install RET eglot').  Load it with
 ;;   (add-to-list 'load-path "/path/to/dslc/editors/emacs")
 ;;   (require 'dp-mode)
 
@@ -41,13 +42,27 @@
   :type 'integer :group 'languages)
 
 (defun dp-indent-line ()
-  "Indent the current line by the depth of braces around it."
+  "Indent the current line by the depth of braces around it.
+A line that starts with a closing brace or bracket goes one level out; a
+line inside brackets or parentheses whose first element is on the opening
+line lines up with that element (rows of a matrix)."
   (interactive)
-  (let ((depth (save-excursion
-                 (beginning-of-line)
-                 (let ((d (car (syntax-ppss))))
-                   (if (looking-at "[ \t]*[})\\]]") (max 0 (1- d)) d)))))
-    (indent-line-to (* dp-indent-offset depth))))
+  (let* ((column
+          (save-excursion
+            (beginning-of-line)
+            (let* ((ppss (syntax-ppss))
+                   (depth (car ppss))
+                   (open (nth 1 ppss)))
+              (skip-chars-forward " \t")
+              (cond
+               ((and open (memq (char-after open) '(?\[ ?\())
+                     (not (looking-at "[]})]"))
+                     (save-excursion (goto-char (1+ open)) (not (looking-at "[ \t]*$"))))
+                (save-excursion (goto-char (1+ open)) (current-column)))
+               (t (* dp-indent-offset (max 0 (if (looking-at "[]})]") (1- depth) depth)))))))))
+    (if (> (current-column) (current-indentation))
+        (save-excursion (indent-line-to column))   ; keep point where it was in the text
+      (indent-line-to column))))
 
 ;;;###autoload
 (define-derived-mode dp-mode prog-mode "DP"
@@ -55,7 +70,9 @@
   (setq-local comment-start "// ")
   (setq-local comment-end "")
   (setq-local font-lock-defaults '(dp-font-lock-keywords))
-  (setq-local indent-line-function #'dp-indent-line))
+  (setq-local indent-line-function #'dp-indent-line)
+  (setq-local indent-tabs-mode nil)
+  (setq-local electric-indent-chars (append "{}" electric-indent-chars)))
 
 ;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.dp\\'" . dp-mode))
