@@ -38,6 +38,20 @@ def test_vscode_manifest_points_at_existing_files():
         assert setting.startswith("dslc.")
 
 
+def test_vscode_packaging_asks_no_questions():
+    """`vsce package` stops on two prompts without a LICENSE file and without a
+    repository field (or its --allow-missing-repository flag); `npm run package`
+    is the documented command (checked by hand: no prompt, see editors/README.md)."""
+    pkg = load(VSCODE / "package.json")
+    assert "MIT" in (VSCODE / "LICENSE").read_text(encoding="utf-8") and pkg["license"] == "MIT"
+    script = pkg["scripts"]["package"].split()
+    assert script[:2] == ["vsce", "package"]
+    assert "repository" in pkg or "--allow-missing-repository" in script
+    assert "@vscode/vsce" in pkg["devDependencies"]
+    ignored = (VSCODE / ".vscodeignore").read_text(encoding="utf-8").split()
+    assert "*.vsix" in ignored and "LICENSE" not in ignored
+
+
 def test_language_configuration_comments_and_brackets():
     conf = load(VSCODE / "language-configuration.json")
     assert conf["comments"] == {"lineComment": "//", "blockComment": ["/*", "*/"]}
