@@ -146,3 +146,44 @@ def test_other_block_kinds_are_handled_generically():
     assert "? unknown" in hover_text(a, lsp.Position(0, 5))
     assert "`DP101`" in hover_text(a, lsp.Position(0, 5))
     assert hover_text(a, lsp.Position(1, 10)) == "hidden state `a`"
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("name, block, kind, verdict", [
+    ("survey.dp", "survey", "hmm", "✓ private"),
+    ("survey.dp", "survey_ln2", "hmm", "✗ not private"),
+    ("survey_interactive.dp", "survey_interactive", "mdp", "✗ not private"),
+    ("chain_worked.dp", "worked", "chain", "✓ private"),
+])
+def test_every_block_kind_has_hover_and_outline(name, block, kind, verdict):
+    a, text = load(name)
+    value = hover_text(a, at(text, f"{kind} {block}", len(kind) + 1))
+    assert value.startswith(f"**{kind}** `{block}` — {verdict}")
+    result = next(b for b in a.result.blocks if b.name == block)
+    assert result.summary and result.summary in value
+    for d in result.diagnostics:
+        assert f"`{d.code}`" in value
+    [sym] = [s for s in features.document_symbols(a) if s.name == block]
+    assert sym.detail.startswith(f"{kind} · {result.verdict.value}")
+
+
+def test_hmm_states_observations_and_secrets():
+    a, text = load("survey.dp")
+    [survey] = [s for s in features.document_symbols(a) if s.name == "survey"]
+    assert [(c.name, c.detail) for c in survey.children] == [
+        ("pos", "state"), ("neg", "state"), ("said_yes", "state"), ("said_no", "state"),
+        ("quiet", "observation"), ("yes", "observation"), ("no", "observation"),
+        ("positive", "secret"), ("negative", "secret")]
+    declared = span(text, "neg", after="states pos")
+    assert survey.children[1].selection_range == declared
+    # a use of `neg` in a transition: hover and definition
+    use = at(text, "neg", after="prior")
+    value = hover_text(a, use)
+    assert value.startswith("**state** `neg` of hmm `survey`") and "in secret `negative`" in value
+    [loc] = features.definition(a, use)
+    assert loc.range == declared
+    secret = at(text, "positive", after="protect")
+    assert features.definition(a, secret)[0].range == span(text, "positive", after="secret")
+    assert "states `pos`" in hover_text(a, secret)

@@ -10,6 +10,9 @@ when present.  Other backends can contribute without changes here by putting
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from lsprotocol import types as lsp
 
 from dslc.diagnostics import codes
@@ -85,6 +88,10 @@ def _hits(block: BlockResult, offset: int) -> list[tuple[Span, str, object]]:
     for span, text in block.artifacts.get("hover", ()) or ():
         if _inside(span, offset):
             hits.append((span, "extra", text))
+    for name in _markov_names(block):
+        for span in name.uses:
+            if _inside(span, offset):
+                hits.append((span, "extra", name.hover(block)))
     dipa: DiPA | None = block.artifacts.get("dipa")
     if dipa is None:
         return hits
@@ -253,6 +260,8 @@ def _state_symbols(block: BlockResult):
     extra = block.artifacts.get("symbols")
     if extra:
         yield from extra
+    for name in _markov_names(block):
+        yield name.name, name.role, name.span, name.span
     dipa: DiPA | None = block.artifacts.get("dipa")
     if dipa is None:
         return
@@ -274,6 +283,9 @@ def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location]
     block = analysis.block_at(offset)
     if block is None:
         return None
+    for name in _markov_names(block):
+        if any(_inside(span, offset, inclusive_end=True) for span in name.uses):
+            return [lsp.Location(uri=analysis.uri, range=analysis.encoder.span_range(name.span))]
     dipa: DiPA | None = block.artifacts.get("dipa")
     if dipa is None or dipa.kind != "automaton":
         return None
@@ -291,3 +303,71 @@ def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location]
         return None
     span = dipa.states[target].name_span
     return [lsp.Location(uri=analysis.uri, range=analysis.encoder.span_range(span))]
+
+
+# ------------------------------------------------------------------ hmm / mdp names
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class _Name:
+    """A state, observation, action or secret declared in an hmm/mdp block,
+    with every place the block's text names it."""
+    name: str
+    role: str
+    span: Span
+    uses: list[Span]
+    detail: str = ""
+
+    def hover(self, block: BlockResult) -> str:
+        text = f"**{self.role}** `{self.name}` of {block.kind} `{block.name}`"
+        return text + (f"\n\n{self.detail}" if self.detail else "")
+
+
+def _markov_names(block: BlockResult) -> list[_Name]:
+    """The declared names of an hmm/mdp block (from its model, when the
+    backend kept one); cached on the block.  Any surprise in the model's shape
+    gives no names rather than an error."""
+    cached = block.artifacts.get("_lsp_names")
+    if cached is not None:
+        return cached
+    names: list[_Name] = []
+    model = block.artifacts.get("markov")
+    try:
+        if model is not None:
+            names = _names_of(model)
+    except Exception:  # noqa: BLE001 - hover and outline are optional extras
+        names = []
+    block.artifacts["_lsp_names"] = names
+    return names
+
+
+def _names_of(model) -> list[_Name]:
+    declared: list[_Name] = []
+    secrets_of: dict[int, list[str]] = {}
+    for secret in getattr(model, "secrets", ()) or ():
+        for q in secret.states:
+            secrets_of.setdefault(q, []).append(secret.name)
+    prior = getattr(model, "prior", {}) or {}
+    for q, (name, span) in enumerate(zip(model.states, model.state_spans)):
+        facts = []
+        if q in prior:
+            facts.append(f"prior {prior[q]}".replace("Poly(", "").rstrip(")"))
+        if q in secrets_of:
+            facts.append("in secret " + ", ".join(f"`{s}`" for s in secrets_of[q]))
+        declared.append(_Name(name, "state", span, [], "; ".join(facts)))
+    for name, span in zip(model.observations, model.observation_spans):
+        declared.append(_Name(name, "observation", span, []))
+    for name, span in zip(getattr(model, "actions", ()) or (), getattr(model, "action_spans", ()) or ()):
+        declared.append(_Name(name, "action", span, []))
+    for secret in getattr(model, "secrets", ()) or ():
+        members = ", ".join(f"`{model.states[q]}`" for q in secret.states)
+        declared.append(_Name(secret.name, "secret", secret.name_span, [], f"states {members}"))
+    by_name = {d.name: d for d in reversed(declared)}      # the first declaration wins
+    text = model.span.file.text
+    start, end = model.span.start, model.span.end
+    for m in _WORD.finditer(text, start, end):
+        found = by_name.get(m.group())
+        if found is not None:
+            found.uses.append(Span(model.span.file, m.start(), m.end()))
+    return [d for d in declared if by_name.get(d.name) is d]
