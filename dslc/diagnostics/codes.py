@@ -109,7 +109,9 @@ register("E105", "initialization", "The first step does not store a draw with gu
 Definition 3 (initialization): the initial state has exactly one transition,
 its guard is `true` and it stores `insample` in `x`.  In a `mechanism`, the
 first step must be a plain assignment of a draw to the stored variable, such
-as `x := Lap(ε/2, T)`.
+as `x := Lap(ε/2, T)`.  The first transition may output a symbol or the
+stored draw itself (`output insample`): dslc follows the DiPA authors' tool
+here, where the paper's wording ("an output symbol") is narrower.
 """)
 register("E106", "non-input-guard", "A state that reads no input compares with `x`.", """
 Definition 3 (non-input transitions): a `noinput` state has at most one
@@ -231,6 +233,31 @@ probability under the other secret of a protected pair.
 
 # --------------------------------------------------------------------------
 # Warnings
+register("E122", "parameter-shadowed", "A parameter and a variable share a name.", """
+A name declared as a parameter (`mechanism m(q = 0)`) is also assigned in the
+body (`q := read()`).  Every later use would be ambiguous — the parameter's
+value or the variable's — and a lowering that picked one silently could hide
+a leak.  Rename one of the two.
+""")
+
+register("E123", "stored-not-a-draw", "The stored variable is given something other than the step's draw.", """
+A DiP automaton keeps exactly one value between steps, `x`, and the only
+thing it can store there is the draw of the step (`x := insample`).  A
+mechanism that puts the exact input (`x := read()`, `x := q`) or another
+value into its stored variable has no DiPA: its comparisons would use a value
+the automaton cannot hold.  Store a noisy value instead
+(`x := Lap(ε, read())` in a step of its own).
+""")
+
+register("E124", "rate-zero-draw", "A draw with rate 0 is compared, output or stored.", """
+`Lap(0, μ)` has density 0 everywhere: it is not a probability distribution,
+so a step that compares, outputs or stores its value can neither be run nor
+priced.  A state of an `automaton` that outputs `insample'` must declare
+`Lap'(rate, mean)` with a positive rate.  A rate-0 draw is allowed only where
+its value is never used (`x := Lap(0, 0)` in a mechanism that never compares
+with `x`).
+""")
+
 register("W001", "unreachable-state", "A state cannot be reached from the initial state.", """
 Unreachable states never run; they do not affect the verdict (Definition 11
 only counts reachable cycles and paths).

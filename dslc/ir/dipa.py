@@ -67,6 +67,7 @@ class State:
     span: Span | None = None          # declaration, or the step's first statement
     name_span: Span | None = None
     draw_span: Span | None = None     # the Lap(...) that gives d and μ
+    prime_span: Span | None = None    # the Lap'(...) (or second draw) that gives d′ and μ′
     terminal: bool = False            # a halt state made by lowering
 
 

@@ -31,7 +31,7 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
                          .with_help("rename one of the two states"))
             continue
         d = mu = d2 = mu2 = _ZERO
-        draw_span = None
+        draw_span = prime_span = None
         try:
             draws = decl.draws
             if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
@@ -44,11 +44,12 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
             draw_span = draws[0].span
             if len(draws) > 1:
                 d2, mu2 = _draw_params(draws[1], resolve)
+                prime_span = draws[1].span
         except DiagnosticError as exc:
             diags.extend(exc.diagnostics)
         index[decl.name] = dipa.add_state(State(decl.name, decl.is_input, d, mu, d2, mu2,
                                                 span=decl.span, name_span=decl.name_span,
-                                                draw_span=draw_span))
+                                                draw_span=draw_span, prime_span=prime_span))
     seen: set[int] = set()
     for decl in block.states:
         src = index[decl.name]

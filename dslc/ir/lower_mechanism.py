@@ -1,20 +1,33 @@
 """Lowering of `mechanism` programs to DiP automata.
 
 The program is compiled to a flat list of instructions with jumps; then every
-*step* (one DiPA transition) is found by walking the instructions from a
-program point until the step ends (LANGUAGE.md, "Meaning, in DiPA terms"):
+*step* (one DiPA transition) is found by executing the instructions
+symbolically from a program point until the step ends (LANGUAGE.md, "Meaning,
+in DiPA terms"; docs/language.md, "Steps").
 
-* a step holds at most one `read()`, one draw `insample ~ Lap(dε, μ [+ input])`
-  that is compared, stored or output, at most one further draw (insample′)
-  that is only output, at most one comparison of the draw with the stored
-  variable, and one output on each branch;
-* a step ends at the next read, draw or output after its output (a draw with
-  no output before the next draw or read is a silent step), at `halt`, or at
-  the end of the program;
-* the program point where the next step starts is the target state.
+The symbolic execution tracks what every variable holds, as one of
 
-States are program points; every state and transition keeps the spans of
-the statements it came from.
+* ``read``   — the input read in this step,
+* ``draw``   — the step's draw insample ~ Lap(dε, μ [+ input]),
+* ``prime``  — the step's second draw insample′ (only ever output),
+* ``stored`` — the value the stored variable held when the step began (x),
+* ``dead``   — a read or draw of an earlier step (using it is E113),
+* ``undef``  — nothing assigned yet (only in the first step).
+
+Every statement form either maps to a part of the step (read, draw,
+comparison with x, output, store) or is refused with a located error; there
+is no fallback that drops meaning.  In particular the stored variable must,
+at the end of every step, hold either its old value or the step's draw —
+anything else (a raw input, a constant) cannot be represented by a DiPA and
+is E123.
+
+Which variable is *the* stored variable is found by a lenient first pass
+(the variable compared with a fresh draw across steps, else the one the
+first step gives its draw); the second pass lowers with it fixed.
+
+The translation is validated against :mod:`dslc.dipa.interpret`, a direct
+interpreter of the program, on the same inputs and draws
+(tests/test_lowering_validation.py).
 """
 
 from __future__ import annotations
@@ -43,52 +56,74 @@ class Ins:
 
 
 def compile_program(block: ast.MechanismBlock) -> list[Ins]:
+    """Flatten the statements to instructions with jumps (iteratively: deep
+    nesting must not exhaust Python's recursion limit)."""
     code: list[Ins] = []
 
     def emit(op, node, loop, target=-1) -> int:
         code.append(Ins(op, node, loop, target))
         return len(code) - 1
 
-    def block_(stmts: list[ast.Stmt], loops: list[tuple[Span, list[int]]]):
+    # Work items: ("stmts", list, index, loops) or a closure to run after a body.
+    work: list = [("stmts", block.body, 0, ())]
+    while work:
+        item = work.pop()
+        if callable(item):
+            item()
+            continue
+        _, stmts, i, loops = item
+        if i >= len(stmts):
+            continue
+        work.append(("stmts", stmts, i + 1, loops))
+        s = stmts[i]
         loop = loops[-1][0] if loops else None
-        for s in stmts:
-            if isinstance(s, ast.Assign):
-                emit("assign", s, loop)
-            elif isinstance(s, ast.Output):
-                emit("output", s, loop)
-            elif isinstance(s, ast.Halt):
-                emit("halt", s, loop)
-            elif isinstance(s, ast.Break):
-                if not loops:
-                    raise DiagnosticError(error("E121", "`break` outside of a loop", s.span,
-                                                "not inside any `loop`")
-                                          .with_help("use `halt` to stop the mechanism"))
-                loops[-1][1].append(emit("jump", s, loop))
-            elif isinstance(s, ast.Loop):
-                head = len(code)
-                breaks: list[int] = []
-                block_(s.body, loops + [(s.keyword_span, breaks)])
+        if isinstance(s, ast.Assign):
+            emit("assign", s, loop)
+        elif isinstance(s, ast.Output):
+            emit("output", s, loop)
+        elif isinstance(s, ast.Halt):
+            emit("halt", s, loop)
+        elif isinstance(s, ast.Break):
+            if not loops:
+                raise DiagnosticError(error("E121", "`break` outside of a loop", s.span,
+                                            "not inside any `loop`")
+                                      .with_help("use `halt` to stop the mechanism"))
+            loops[-1][1].append(emit("jump", s, loop))
+        elif isinstance(s, ast.Loop):
+            head = len(code)
+            breaks: list[int] = []
+
+            def close_loop(s=s, head=head, breaks=breaks):
                 emit("jump", s, s.keyword_span, head)
                 for b in breaks:
                     code[b].target = len(code)
-            elif isinstance(s, ast.If):
-                at = emit("if", s, loop)
-                block_(s.then, loops)
-                if s.orelse is not None:
+
+            work.append(close_loop)
+            work.append(("stmts", s.body, 0, loops + ((s.keyword_span, breaks),)))
+        elif isinstance(s, ast.If):
+            at = emit("if", s, loop)
+            if s.orelse is not None:
+                def after_then(s=s, at=at, loops=loops, loop=loop):
                     skip = emit("jump", s, loop)
                     code[at].target = len(code)
-                    block_(s.orelse, loops)
-                    code[skip].target = len(code)
-                else:
-                    code[at].target = len(code)
 
-    block_(block.body, [])
+                    def after_else(skip=skip):
+                        code[skip].target = len(code)
+                    work.append(after_else)
+                    work.append(("stmts", s.orelse, 0, loops))
+            else:
+                def after_then(at=at):
+                    code[at].target = len(code)
+            work.append(after_then)
+            work.append(("stmts", s.then, 0, loops))
+        else:  # pragma: no cover - the parser builds no other statement
+            raise DiagnosticError(error("E118", "this statement cannot be lowered", s.span))
     code.append(Ins("end", None, None))
     return code
 
 
-# ------------------------------------------------------------------ steps
-@dataclass
+# ------------------------------------------------------------------ values
+@dataclass(frozen=True)
 class DrawInfo:
     d: Fraction
     mean: Fraction
@@ -96,9 +131,17 @@ class DrawInfo:
     span: Span
 
 
+@dataclass(frozen=True)
+class Val:
+    kind: str                      # read | draw | prime | stored | dead | undef
+    span: Span | None = None       # where the value was made (read(), Lap(...)) or last assigned
+    name: str | None = None        # dead: the variable it was found in
+
+
 @dataclass
-class Ctx:
+class Branch:
     """What one branch of a step has done so far."""
+    env: dict[str, Val]
     read: Span | None = None
     draw: DrawInfo | None = None
     prime: DrawInfo | None = None
@@ -106,72 +149,145 @@ class Ctx:
     guard_span: Span | None = None
     output: Output | None = None
     output_span: Span | None = None
-    targets: list[tuple[str, Span]] = field(default_factory=list)   # variables given the draw
-    locals: dict[str, str] = field(default_factory=dict)             # name -> "read" | "draw"
-    version: int = 0
+    assigned: dict[str, Span] = field(default_factory=dict)      # this step's assignments
+    visited: set = field(default_factory=set)
 
-    def copy(self) -> "Ctx":
-        return replace(self, targets=list(self.targets), locals=dict(self.locals))
+    def copy(self) -> "Branch":
+        return replace(self, env=dict(self.env), assigned=dict(self.assigned), visited=set(self.visited))
 
     def touched(self) -> bool:
         return self.read is not None or self.draw is not None or self.output is not None
 
+    def progress(self) -> tuple:
+        return (self.read is not None, self.draw is not None, self.prime is not None,
+                self.guard, self.output is not None)
+
 
 @dataclass
 class BranchEnd:
-    ctx: Ctx
+    branch: Branch
     target: int                # pc or TERMINAL
     end_span: Span | None      # the halt / end that made it terminal
+    store: bool = False
+    store_span: Span | None = None
 
 
 @dataclass
 class Step:
     pc: int
     ends: list[BranchEnd]
-    compared: str | None = None           # the stored variable compared in this step
-    compare_span: Span | None = None
 
 
 class Lowerer:
-    def __init__(self, block: ast.MechanismBlock):
+    """Symbolic execution of one mechanism's steps (see the module docstring)."""
+
+    def __init__(self, block: ast.MechanismBlock, code: list[Ins], stored: str | None,
+                 lenient: bool = False):
         self.block = block
+        self.code = code
+        self.stored = stored
+        self.lenient = lenient
         self.params: dict[str, Fraction] = {}
-        self.diags: list[Diagnostic] = []
-        self.assigned = set()
-        self.stored: str | None = None
-        self.stored_span: Span | None = None
+        self.variables: dict[str, Span] = {}          # name -> first assignment
+        self.compared: dict[str, Span] = {}            # lenient pass: names compared across steps
+        self.first_targets: list[str] = []             # lenient pass: first step's draw targets
 
     # ---- names
-    def collect_params(self) -> None:
+    def collect_params(self) -> list[Diagnostic]:
+        diags = []
         resolve = constant_resolver(self.params)
         for p in self.block.params:
+            if p.name in self.params:
+                diags.append(error("E122", f"parameter `{p.name}` is declared twice", p.span, "again here")
+                             .with_help("rename one of the parameters"))
+                continue
             if p.default is None:
-                raise DiagnosticError(error("E119", f"parameter `{p.name}` needs a value", p.span,
-                                            "no value given")
-                                      .with_help(f"write `{p.name} = 0`; the verdict does not depend on means, "
-                                                 "so any value gives the same answer"))
+                diags.append(error("E119", f"parameter `{p.name}` needs a value", p.span, "no value given")
+                             .with_help(f"write `{p.name} = 0`; the verdict does not depend on means, "
+                                        "so any value gives the same answer"))
+                continue
             try:
                 value = evaluate(p.default, resolve)
             except NotLinear as exc:
-                raise DiagnosticError(not_linear_error(exc, f"value of parameter `{p.name}`")) from None
+                diags.append(not_linear_error(exc, f"value of parameter `{p.name}`"))
+                continue
+            except DiagnosticError as exc:
+                diags.extend(exc.diagnostics)
+                continue
             if not value.is_const():
-                raise DiagnosticError(error("E109", f"parameter `{p.name}` must be an exact constant",
-                                            p.default.span, "not a constant"))
+                diags.append(error("E109", f"parameter `{p.name}` must be an exact constant",
+                                   p.default.span, "not a constant"))
+                continue
             self.params[p.name] = value.const
+        return diags
 
-    def collect_assigned(self, code: list[Ins]) -> None:
-        for ins in code:
-            if ins.op == "assign":
-                self.assigned.add(ins.node.target)
+    def collect_variables(self) -> list[Diagnostic]:
+        """Every assigned name is a variable; a parameter may not share its name."""
+        diags = []
+        params = {p.name: p for p in self.block.params}
+        for ins in self.code:
+            if ins.op != "assign":
+                continue
+            s: ast.Assign = ins.node
+            if s.target in params and s.target not in self.variables:
+                diags.append(error("E122", f"`{s.target}` is both a parameter and a variable",
+                                   s.target_span, "assigned here")
+                             .secondary(params[s.target].span, "declared as a parameter here")
+                             .note("a use of the name after the step that assigned it would be "
+                                   "ambiguous: the parameter's value or the variable's")
+                             .with_help(f"rename the variable (e.g. `{s.target}_now`) or the parameter"))
+            self.variables.setdefault(s.target, s.target_span)
+        return diags
+
+    def start_env(self, initial: bool) -> dict[str, Val]:
+        if initial:
+            return {v: Val("undef", name=v) for v in self.variables}
+        env = {v: Val("dead", name=v) for v in self.variables}
+        if self.stored is not None and not self.lenient:
+            env[self.stored] = Val("stored", name=self.stored)
+        return env
+
+    # ---- errors
+    def fail(self, diag: Diagnostic):
+        raise DiagnosticError(diag)
+
+    def dead_error(self, node: ast.Name, val: Val, where: str) -> Diagnostic:
+        if node.name == self.stored:
+            return (error("E118", f"the stored variable `{node.name}` can only be compared with a fresh draw",
+                          node.span, where)
+                    .with_help("a DiPA uses the stored value only in the guard `insample >= x` / `insample < x`"))
+        return (error("E113", f"`{node.name}` holds a value from an earlier step", node.span,
+                      f"used {where} after its step ended")
+                .note("reads and draws live for one step, up to the step's output; only the stored "
+                      "variable outlives a step")
+                .with_help("draw afresh in this step, or store the value with `x := ...` and compare with it"))
+
+    def undef_error(self, node: ast.Name, where: str) -> Diagnostic:
+        return (error("E119", f"`{node.name}` has no value here", node.span, f"used {where} before it is assigned")
+                .with_help("assign it first (`x := Lap(ε, 0)`), or use a parameter"))
+
+    def unknown_name(self, node: ast.Name) -> Diagnostic:
+        return (error("E119", f"unknown name `{node.name}`", node.span, "not defined")
+                .with_help("names are parameters, values read or drawn earlier in the same step, "
+                           "or the stored variable"))
+
+    def lookup(self, br: Branch, node: ast.Name, where: str) -> Val:
+        """The value of a variable (errors for dead and unassigned ones)."""
+        val = br.env[node.name]
+        if val.kind == "dead":
+            if self.lenient:
+                return val
+            self.fail(self.dead_error(node, val, where))
+        if val.kind == "undef":
+            self.fail(self.undef_error(node, where))
+        return val
 
     # ---- expressions
-    def eval_draw(self, draw: ast.Draw, ctx: Ctx) -> DrawInfo:
+    def eval_draw(self, draw: ast.Draw, br: Branch) -> DrawInfo:
         if draw.prime:
-            raise DiagnosticError(error("E118", "`Lap'` is for `automaton` blocks", draw.keyword_span,
-                                        "not in a mechanism")
-                                  .with_help("in a mechanism a second draw is simply `output Lap(rate, q)`"))
-        resolve = constant_resolver(self.params)
-        d = eval_rate(draw, resolve)
+            self.fail(error("E118", "`Lap'` is for `automaton` blocks", draw.keyword_span, "not in a mechanism")
+                      .with_help("in a mechanism a second draw is simply `output Lap(rate, q)`"))
+        d = eval_rate(draw, constant_resolver(self.params))
         reads: list[ast.Read] = []
 
         def resolve_mean(node: ast.Expr) -> Linear:
@@ -179,268 +295,330 @@ class Lowerer:
                 reads.append(node)
                 return Linear(input=Fraction(1))
             if isinstance(node, ast.Name):
-                kind = ctx.locals.get(node.name)
-                if kind == "read":
-                    return Linear(input=Fraction(1))
+                if node.name in br.env:
+                    val = self.lookup(br, node, "in the mean of a draw")
+                    if val.kind == "read":
+                        return Linear(input=Fraction(1))
+                    if val.kind == "dead":                 # lenient pass only
+                        return Linear()
+                    what = {"draw": "a draw", "prime": "a draw", "stored": "the stored value"}[val.kind]
+                    self.fail(error("E115", f"the mean of a draw cannot be {what} (`{node.name}`)",
+                                    node.span, what)
+                              .with_help("centre the draw on the value read in this step, e.g. `Lap(ε, q)`"))
                 if node.name in self.params:
                     return Linear(const=self.params[node.name])
-                if kind == "draw":
-                    raise DiagnosticError(error("E115", f"the mean of a draw cannot be another draw `{node.name}`",
-                                                node.span, "a draw").with_help(
-                        "centre the draw on the value read in this step, e.g. `Lap(ε, q)`"))
-                raise DiagnosticError(self.name_error(node, "in the mean of a draw"))
+                self.fail(self.unknown_name(node))
             if isinstance(node, ast.Draw):
-                raise DiagnosticError(error("E115", "the mean of a draw cannot be a draw", node.span,
-                                            "nested draw"))
-            raise DiagnosticError(error("E118", "this value cannot be the mean of a draw", node.span))
+                self.fail(error("E115", "the mean of a draw cannot be a draw", node.span, "nested draw"))
+            self.fail(error("E118", "this value cannot be the mean of a draw", node.span, "not a number")
+                      .with_help("the mean is a constant, or the input read in this step plus a constant"))
 
         try:
             mean = evaluate(draw.mean, resolve_mean)
         except NotLinear as exc:
-            raise DiagnosticError(error("E115", "the mean of a draw must be the input read in this step "
-                                                "plus a constant", exc.node.span, exc.reason)
-                                  .with_help("write e.g. `Lap(ε/4, q)` or `Lap(ε/4, q + 1)`")) from None
+            self.fail(error("E115", "the mean of a draw must be the input read in this step "
+                                    "plus a constant", exc.node.span, exc.reason)
+                      .with_help("write e.g. `Lap(ε/4, q)` or `Lap(ε/4, q + 1)`"))
         if reads:
-            if ctx.read is not None or len(reads) > 1:
-                first = ctx.read or reads[0].span
-                raise DiagnosticError(error("E114", "this step reads a second input", reads[-1].span,
-                                            "second read").secondary(first, "first read of the step")
-                                      .with_help("produce an output (ending the step) before reading again"))
-            ctx.read = reads[0].span
+            if br.read is not None or len(reads) > 1:
+                first = br.read or reads[0].span
+                self.fail(error("E114", "this step reads a second input", reads[-1].span, "second read")
+                          .secondary(first, "first read of the step")
+                          .with_help("produce an output (ending the step) before reading again"))
+            br.read = reads[0].span
         if mean.input not in (0, 1) or mean.eps != 0:
-            raise DiagnosticError(error("E115", "the mean of a draw must be the input read in this step "
-                                                "plus a constant", draw.mean.span,
-                                        "the input is scaled" if mean.input not in (0, 1) else "depends on ε")
-                                  .with_help("write e.g. `Lap(ε/4, q)` or `Lap(ε/4, q + 1)`"))
-        return DrawInfo(d, mean.const, mean.input == 1, draw.span)
+            self.fail(error("E115", "the mean of a draw must be the input read in this step plus a constant",
+                            draw.mean.span, "the input is scaled" if mean.input not in (0, 1) else "depends on ε")
+                      .with_help("write e.g. `Lap(ε/4, q)` or `Lap(ε/4, q + 1)`"))
+        info = DrawInfo(d, mean.const, mean.input == 1, draw.span)
+        if br.read is not None and not info.uses_input and not self.lenient:
+            self.fail(error("E115", "a draw of a step that reads must be centred on the value read",
+                            info.span, "does not use the input read in this step")
+                      .secondary(br.read, "the input read in this step")
+                      .note("in a DiPA the input read by a step is added to every draw of that step")
+                      .with_help("add the value read to the mean, e.g. `Lap(ε, q)`"))
+        return info
 
-    def name_error(self, node: ast.Name, where: str) -> Diagnostic:
-        if node.name in self.assigned:
-            if node.name == self.stored:
-                return (error("E118", f"the stored variable `{node.name}` can only be compared with a fresh draw",
-                              node.span, where)
-                        .with_help("a DiPA uses the stored value only in the guard `insample >= x` / `insample < x`"))
-            return (error("E113", f"`{node.name}` holds a value from an earlier step", node.span,
-                          f"used {where} after its step ended")
-                    .note("reads and draws live for one step, up to the step's output; only the stored "
-                          "variable outlives a step")
-                    .with_help("draw afresh in this step, or store the value with `x := ...` and compare with it"))
-        return (error("E119", f"unknown name `{node.name}`", node.span, "not defined")
-                .with_help("names are parameters, values read or drawn earlier in the same step, "
-                           "or the stored variable"))
-
-    # ---- walking one step
-    def walk(self, code: list[Ins], pc0: int) -> Step:
+    # ---- one step
+    def walk(self, pc0: int, initial: bool) -> Step:
         step = Step(pc0, [])
-        work: list[tuple[Ctx, int]] = [(Ctx(), pc0)]
+        work: list[tuple[Branch, int]] = [(Branch(self.start_env(initial)), pc0)]
         while work:
-            ctx, pc = work.pop()
-            visited: dict[int, int] = {}
+            br, pc = work.pop()
             while True:
-                ins = code[pc]
-                if visited.get(pc) == ctx.version:
-                    raise DiagnosticError(error("E116", "this loop can run forever without reading, "
-                                                        "drawing or producing output",
-                                                ins.loop or ins.node.span, "a turn of this loop takes no step")
-                                          .with_help("read, draw or output something in every turn of the loop"))
-                visited[pc] = ctx.version
+                ins = self.code[pc]
+                key = (pc, br.progress())
+                if key in br.visited:
+                    self.fail(error("E116", "this loop can run forever without reading, drawing or "
+                                            "producing output", ins.loop or ins.node.span,
+                                    "a turn of this loop takes no step")
+                              .with_help("read, draw or output something in every turn of the loop"))
+                br.visited.add(key)
                 op = ins.op
                 if op == "jump":
                     pc = ins.target
                     continue
                 if op in ("halt", "end"):
-                    step.ends.append(BranchEnd(ctx, TERMINAL, ins.node.span if ins.node else self.block.end_span))
+                    end = ins.node.span if ins.node is not None else self.block.end_span
+                    step.ends.append(self.finish(br, TERMINAL, end))
                     break
                 if op == "assign":
-                    if self.assign(ins.node, ctx):
-                        ctx.version += 1
-                        pc += 1
-                        continue
-                    step.ends.append(BranchEnd(ctx, pc, None))
+                    started = self.assign(ins.node, br)
+                elif op == "output":
+                    started = self.output(ins.node, br)
+                else:
+                    other = self.compare(ins.node, br)
+                    started = other is True
+                    if not started:
+                        work.append((other, ins.target))
+                if started:                       # the statement begins the next step
+                    step.ends.append(self.finish(br, pc, None))
                     break
-                if op == "output":
-                    if self.output(ins.node, ctx):
-                        ctx.version += 1
-                        pc += 1
-                        continue
-                    step.ends.append(BranchEnd(ctx, pc, None))
-                    break
-                if op == "if":
-                    outcome = self.compare(ins.node, ctx, step)
-                    if outcome is None:
-                        step.ends.append(BranchEnd(ctx, pc, None))
-                        break
-                    g_then, g_else = outcome
-                    other = ctx.copy()
-                    ctx.guard, other.guard = g_then, g_else
-                    ctx.guard_span = other.guard_span = ins.node.cond.span
-                    ctx.version += 1
-                    other.version += 1
-                    work.append((other, ins.target))
-                    pc += 1
-                    continue
-                raise AssertionError(op)
+                pc += 1
         return step
 
-    def assign(self, s: ast.Assign, ctx: Ctx) -> bool:
-        """Apply an assignment; False if it starts the next step."""
+    def finish(self, br: Branch, target: int, end_span: Span | None) -> BranchEnd:
+        """The end of a branch: does the transition store the step's draw in x?"""
+        end = BranchEnd(br, target, end_span)
+        if self.stored is None or self.lenient:
+            return end
+        val = br.env.get(self.stored)
+        if val is None or val.kind in ("stored", "undef"):
+            return end
+        where = br.assigned.get(self.stored) or val.span
+        if val.kind == "draw":
+            end.store, end.store_span = True, br.assigned.get(self.stored)
+            return end
+        what = {"read": "the exact input read in this step", "prime": "a second draw of this step",
+                "dead": "a value of an earlier step"}[val.kind]
+        diag = error("E123", f"the stored variable `{self.stored}` is given {what}", where,
+                     f"`{self.stored}` would keep this past the end of the step")
+        diag.note("a DiP automaton stores only the draw that its step compares or outputs "
+                  "(`x := insample`); any other value cannot be represented, so this "
+                  "program cannot be checked")
+        if val.kind == "read":
+            diag.with_help(f"store a noisy value instead: `{self.stored} := Lap(ε, …)` centred on the input")
+        else:
+            diag.with_help(f"store the step's own draw in `{self.stored}`")
+        self.fail(diag)
+
+    def assign(self, s: ast.Assign, br: Branch) -> bool:
+        """Apply an assignment; True if it starts the next step."""
         v = s.value
         if isinstance(v, ast.Read):
-            if ctx.touched():
-                return False
-            ctx.read = v.span
-            ctx.locals[s.target] = "read"
-            return True
-        if isinstance(v, ast.Draw):
-            if ctx.output is not None or ctx.draw is not None or ctx.guard is not Guard.TRUE:
-                return False
-            if ctx.read is not None and _has_read(v.mean):
-                return self._fail_second_read(v, ctx)
-            ctx.draw = self.eval_draw(v, ctx)
-            ctx.locals[s.target] = "draw"
-            ctx.targets.append((s.target, s.span))
-            return True
-        if isinstance(v, ast.Name):
-            kind = ctx.locals.get(v.name)
-            if kind == "draw":
-                ctx.targets.append((s.target, s.span))
-                ctx.locals[s.target] = "draw"
+            if br.touched():
                 return True
-            if kind == "read":
-                ctx.locals[s.target] = "read"
-                return True
-            if v.name in self.params:
-                raise DiagnosticError(error("E118", f"`{s.target}` is given a constant; the stored variable "
-                                                    "holds a draw", s.span, "not a draw")
-                                      .with_help(f"draw it: `{s.target} := Lap(ε, {v.name})`"))
-            raise DiagnosticError(self.name_error(v, "in an assignment"))
-        if _has_read(v) or _has_draw(v):
-            raise DiagnosticError(error("E118", "a read or a draw can only be assigned as it is", v.span,
-                                        "computed value")
-                                  .with_help("put the arithmetic into the mean: `s := Lap(ε, q + 1)`"))
-        raise DiagnosticError(error("E118", f"`{s.target}` is given a value that is neither a read nor a draw",
-                                    v.span, "not a read or a draw")
-                              .with_help("variables hold `read()` or `Lap(rate, mean)`; parameters hold constants"))
-
-    def _fail_second_read(self, v: ast.Expr, ctx: Ctx):
-        raise DiagnosticError(error("E114", "this step reads a second input", v.span, "second read")
-                              .secondary(ctx.read, "first read of the step")
-                              .with_help("produce an output (ending the step) before reading again"))
-
-    def output(self, s: ast.Output, ctx: Ctx) -> bool:
-        if ctx.output is not None:
+            br.read = v.span
+            self.set(br, s, Val("read", v.span))
             return False
+        if isinstance(v, ast.Draw):
+            if br.output is not None or br.draw is not None or br.guard is not Guard.TRUE:
+                return True
+            if br.read is not None and _has_read(v.mean):
+                self.second_read(v, br)
+            br.draw = self.eval_draw(v, br)
+            self.set(br, s, Val("draw", v.span))
+            return False
+        if isinstance(v, ast.Name):
+            if v.name in br.env:
+                val = self.lookup(br, v, "in an assignment")
+                self.set(br, s, replace(val, span=s.span))
+                return False
+            if v.name in self.params:
+                self.fail(error("E118", f"`{s.target}` is given a constant; variables hold reads and draws",
+                                s.span, "not a read or a draw")
+                          .with_help(f"draw it: `{s.target} := Lap(ε, {v.name})`"))
+            self.fail(self.unknown_name(v))
+        if _has_read(v) or _has_draw(v):
+            self.fail(error("E118", "a read or a draw can only be assigned as it is", v.span, "computed value")
+                      .with_help("put the arithmetic into the mean: `s := Lap(ε, q + 1)`"))
+        self.fail(error("E118", f"`{s.target}` is given a value that is neither a read nor a draw",
+                        v.span, "not a read or a draw")
+                  .with_help("variables hold `read()` or `Lap(rate, mean)`; parameters hold constants"))
+
+    def set(self, br: Branch, s: ast.Assign, val: Val) -> None:
+        br.env[s.target] = val
+        br.assigned[s.target] = s.span
+
+    def second_read(self, v: ast.Expr, br: Branch):
+        self.fail(error("E114", "this step reads a second input", v.span, "second read")
+                  .secondary(br.read, "first read of the step")
+                  .with_help("produce an output (ending the step) before reading again"))
+
+    def output(self, s: ast.Output, br: Branch) -> bool:
+        if br.output is not None:
+            return True
         v = s.value
         if isinstance(v, ast.Symbol):
-            ctx.output, ctx.output_span = symbol(v.name), s.span
-            return True
+            br.output, br.output_span = symbol(v.name), s.span
+            return False
         if isinstance(v, ast.Name):
-            kind = ctx.locals.get(v.name)
-            if kind == "draw":
-                ctx.output, ctx.output_span = OUT_INSAMPLE, s.span
-                return True
-            if kind == "read":
-                raise DiagnosticError(error("E118", f"`output {v.name}` would release the exact input",
-                                            v.span, "a raw input value")
-                                      .with_help(f"release a noisy value instead: `output Lap(ε, {v.name})`"))
-            if v.name in self.params:
-                raise DiagnosticError(error("E118", f"`{v.name}` is a parameter, and an output is a symbol "
-                                                    "or a noisy value", v.span, "a constant")
-                                      .with_help(f'to output the symbol, quote it: `output "{v.name}"`; '
-                                                 f"to release the value, add noise: `output Lap(ε, {v.name})`"))
-            if v.name in self.assigned:
-                raise DiagnosticError(self.name_error(v, "in an output"))
-            ctx.output, ctx.output_span = symbol(v.name), s.span
-            return True
-        if isinstance(v, ast.Draw):
-            if ctx.draw is None:
-                if ctx.guard is not Guard.TRUE:
+            if v.name in br.env:
+                val = self.lookup(br, v, "in an output")
+                if val.kind == "draw":
+                    br.output, br.output_span = OUT_INSAMPLE, s.span
                     return False
-                if ctx.read is not None and _has_read(v.mean):
-                    return self._fail_second_read(v, ctx)
-                ctx.draw = self.eval_draw(v, ctx)
-                ctx.output, ctx.output_span = OUT_INSAMPLE, s.span
-                return True
+                if val.kind == "dead":                   # lenient pass only
+                    br.output, br.output_span = OUT_INSAMPLE, s.span
+                    return False
+                if val.kind == "read":
+                    self.fail(error("E118", f"`output {v.name}` would release the exact input",
+                                    v.span, "a raw input value")
+                              .with_help(f"release a noisy value instead: `output Lap(ε, {v.name})`"))
+                self.fail(error("E118", f"the stored variable `{v.name}` can only be compared with a fresh draw",
+                                v.span, "in an output")
+                          .with_help("a DiPA uses the stored value only in the guard `insample >= x` / "
+                                     "`insample < x`; output the step's draw or a symbol"))
+            if v.name in self.params:
+                self.fail(error("E118", f"`{v.name}` is a parameter, and an output is a symbol or a noisy value",
+                                v.span, "a constant")
+                          .with_help(f'to output the symbol, quote it: `output "{v.name}"`; '
+                                     f"to release the value, add noise: `output Lap(ε, {v.name})`"))
+            br.output, br.output_span = symbol(v.name), s.span
+            return False
+        if isinstance(v, ast.Draw):
             if _has_read(v.mean):
-                return self._fail_second_read(v, ctx) if ctx.read is not None else False
-            prime = self.eval_draw(v, ctx)
-            ctx.prime = prime
-            ctx.output, ctx.output_span = OUT_INSAMPLE_PRIME, s.span
-            return True
+                if br.read is not None:
+                    self.second_read(v, br)
+                if br.draw is not None:
+                    return True                  # reading again: the next step
+            info = self.eval_draw(v, br)
+            if br.draw is None:
+                br.draw = info
+                br.output, br.output_span = OUT_INSAMPLE, s.span
+            else:
+                br.prime = info
+                br.output, br.output_span = OUT_INSAMPLE_PRIME, s.span
+            return False
         if isinstance(v, ast.Read):
-            raise DiagnosticError(error("E118", "`output read()` would release the exact input", v.span,
-                                        "a raw input value")
-                                  .with_help("release a noisy value instead: `output Lap(ε, read())`"))
-        raise DiagnosticError(error("E118", "an output is a symbol (`⊤`, `⊥`, a name, a string), a draw "
-                                            "of this step, or a fresh draw `Lap(rate, mean)`",
-                                    v.span, "cannot be output")
-                              .with_help("DiPA outputs are symbols or the step's noisy values"))
+            self.fail(error("E118", "`output read()` would release the exact input", v.span, "a raw input value")
+                      .with_help("release a noisy value instead: `output Lap(ε, read())`"))
+        self.fail(error("E118", "an output is a symbol (`⊤`, `⊥`, a name, a string), a draw "
+                                "of this step, or a fresh draw `Lap(rate, mean)`", v.span, "cannot be output")
+                  .with_help("DiPA outputs are symbols or the step's noisy values"))
 
-    def compare(self, s: ast.If, ctx: Ctx, step: Step) -> tuple[Guard, Guard] | None:
-        """The guards of the two branches, or None if the `if` starts the next step."""
-        if ctx.output is not None:
-            return None
+    def compare(self, s: ast.If, br: Branch):
+        """Split the branch on a comparison of the step's draw with x.
+
+        Returns True if the `if` starts the next step, else the other branch
+        (the else side), after setting this branch's guard."""
+        if br.output is not None:
+            return True
         cond = s.cond
         sides = (cond.left, cond.right)
         fresh = [isinstance(x, ast.Draw) for x in sides]
-        if any(fresh) and (ctx.draw is not None or ctx.guard is not Guard.TRUE):
-            return None                       # a new draw: the current step ends silently
-        local = [isinstance(x, ast.Name) and ctx.locals.get(x.name) == "draw" for x in sides]
-        draw_side = next((i for i in range(2) if fresh[i] or local[i]), None)
+        if any(fresh) and (br.draw is not None or br.guard is not Guard.TRUE):
+            return True                          # a new draw: the current step ends silently
+        if br.guard is not Guard.TRUE:
+            self.fail(error("E110", "this step already compared its draw with the stored variable",
+                            cond.span, "second comparison")
+                      .secondary(br.guard_span, "first comparison")
+                      .with_help("output something after the first comparison, so that the "
+                                 "second one starts a new step with a fresh draw"))
+        if all(fresh):
+            self.fail(error("E111", "a condition must compare a fresh draw with the stored variable",
+                            cond.span, "two fresh draws")
+                      .with_help("compare a draw with the threshold, e.g. `if Lap(ε/4, q) >= x`"))
+        # the values of the two sides (None: a fresh draw, evaluated below)
+        vals: list[Val | None] = []
+        for side in sides:
+            if isinstance(side, ast.Draw):
+                vals.append(None)
+            elif isinstance(side, ast.Name) and side.name in br.env:
+                val = br.env[side.name]
+                if val.kind == "undef":
+                    self.fail(self.undef_error(side, "in a comparison"))
+                vals.append(val)
+            elif isinstance(side, ast.Name) and side.name not in self.params:
+                self.fail(self.unknown_name(side))
+            else:
+                vals.append(Val("const" if self.constant(side) else "expr"))
+        draw_side = next((i for i in range(2) if fresh[i] or (vals[i] is not None and vals[i].kind == "draw")),
+                         None)
         if draw_side is None:
-            stale = [x for x in sides if isinstance(x, ast.Name) and x.name in self.assigned
-                     and x.name not in ctx.locals and x.name != self.stored]
-            if stale and (len(stale) == 2 or self.stored is not None
-                          or any(isinstance(x, ast.Name) and x.name == self.stored for x in sides)
-                          or all(isinstance(x, ast.Name) and x.name in self.assigned for x in sides)):
-                raise DiagnosticError(self.name_error(stale[0], "in a comparison"))
-            raise DiagnosticError(error("E111", "a condition must compare a fresh draw with the stored variable",
-                                        cond.span, "no draw of this step is compared here")
-                                  .with_help("compare a draw with the threshold, e.g. `if Lap(ε/4, q) >= x`"))
-        other = sides[1 - draw_side]
-        if ctx.guard is not Guard.TRUE or step.compared is not None and ctx.guard_span is not None:
-            raise DiagnosticError(error("E110", "this step already compared its draw with the stored variable",
-                                        cond.span, "second comparison")
-                                  .secondary(ctx.guard_span, "first comparison")
-                                  .with_help("output something after the first comparison, so that the "
-                                             "second one starts a new step with a fresh draw"))
-        if not (isinstance(other, ast.Name) and other.name not in ctx.locals and other.name in self.assigned):
-            what = "a constant" if not isinstance(other, ast.Name) or other.name in self.params else \
-                ("a value of this step" if isinstance(other, ast.Name) and other.name in ctx.locals
-                 else "not the stored variable")
-            if isinstance(other, ast.Name) and other.name not in ctx.locals and other.name not in self.params \
-                    and other.name not in self.assigned:
-                raise DiagnosticError(self.name_error(other, "in a comparison"))
-            raise DiagnosticError(error("E111", "a draw can only be compared with the stored variable",
-                                        other.span, what)
-                                  .with_help("store a noisy threshold first (`x := Lap(ε/2, T)`) and compare "
-                                             "with it (`if Lap(ε/4, q) >= x`)"))
-        var = other.name
-        if self.stored is None:
-            self.stored, self.stored_span = var, other.span
-        elif var != self.stored:
-            raise DiagnosticError(error("E112", f"`{var}` would be a second stored variable", other.span,
-                                        "compared here")
-                                  .secondary(self.stored_span, f"`{self.stored}` is already the stored variable")
-                                  .note("a DiP automaton remembers exactly one value across steps")
-                                  .with_help(f"compare with `{self.stored}`, the one stored variable"))
-        early = [sp for name, sp in ctx.targets if name == var]
-        if early:
-            raise DiagnosticError(error("E117", f"`{var}` is overwritten before the step compares with it",
-                                        early[0], "assigned here").secondary(cond.span, "compared here")
-                                  .with_help("move the assignment after the comparison, into the branch that stores"))
+            if self.lenient:                    # keep exploring both branches
+                return self.fork(s, br, Guard.GE, Guard.LT)
+            dead = [i for i in range(2) if vals[i] is not None and vals[i].kind == "dead"]
+            if dead:
+                self.fail(self.dead_error(sides[dead[0]], vals[dead[0]], "in a comparison"))
+            self.fail(error("E111", "a condition must compare a fresh draw with the stored variable",
+                            cond.span, "no draw of this step is compared here")
+                      .with_help("compare a draw with the threshold, e.g. `if Lap(ε/4, q) >= x`"))
+        other, oval = sides[1 - draw_side], vals[1 - draw_side]
+        if self.lenient:
+            if oval is not None and oval.kind == "dead" and isinstance(other, ast.Name):
+                self.compared.setdefault(other.name, other.span)
+        elif oval is None or oval.kind != "stored":
+            if oval is not None and oval.kind == "dead" and isinstance(other, ast.Name):
+                first = self.compared.get(self.stored) if self.stored else None
+                if first is None:
+                    self.fail(self.dead_error(other, oval, "in a comparison"))
+                self.fail(error("E112", f"`{other.name}` would be a second stored variable", other.span,
+                                "compared here")
+                          .secondary(first, f"`{self.stored}` is already the stored variable")
+                          .note("a DiP automaton remembers exactly one value across steps")
+                          .with_help(f"compare with `{self.stored}`, the one stored variable"))
+            if oval is not None and oval.kind == "draw" and isinstance(other, ast.Name) \
+                    and other.name == self.stored and other.name in br.assigned:
+                self.fail(error("E117", f"`{other.name}` is overwritten before the step compares with it",
+                                br.assigned[other.name], "assigned here")
+                          .secondary(cond.span, "compared here")
+                          .with_help("move the assignment after the comparison, into the branch "
+                                     "that stores"))
+            what = {"const": "a constant", "expr": "an expression", "read": "the exact input",
+                    "draw": "a value of this step", "prime": "a value of this step"}[
+                oval.kind if oval is not None else "draw"]
+            self.fail(error("E111", "a draw can only be compared with the stored variable",
+                            other.span, what)
+                      .with_help("store a noisy threshold first (`x := Lap(ε/2, T)`) and compare "
+                                 "with it (`if Lap(ε/4, q) >= x`)"))
         if fresh[draw_side]:
             draw = sides[draw_side]
-            if ctx.read is not None and _has_read(draw.mean):
-                self._fail_second_read(draw, ctx)
-            ctx.draw = self.eval_draw(draw, ctx)
-        step.compared, step.compare_span = var, cond.span
+            if br.read is not None and _has_read(draw.mean):
+                self.second_read(draw, br)
+            br.draw = self.eval_draw(draw, br)
         op = cond.op
         if draw_side == 1:
             op = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}[op]
         if op in (">=", ">"):
-            return Guard.GE, Guard.LT
-        return Guard.LT, Guard.GE
+            return self.fork(s, br, Guard.GE, Guard.LT)
+        return self.fork(s, br, Guard.LT, Guard.GE)
+
+    def constant(self, e: ast.Expr) -> bool:
+        """No read, draw or variable in ``e``."""
+        return not any(isinstance(x, (ast.Read, ast.Draw)) or
+                       (isinstance(x, ast.Name) and x.name not in self.params) for x in _walk_expr(e))
+
+    def fork(self, s: ast.If, br: Branch, g_then: Guard, g_else: Guard) -> Branch:
+        other = br.copy()
+        br.guard, other.guard = g_then, g_else
+        br.guard_span = other.guard_span = s.cond.span
+        return other
+
+    # ---- the lenient first pass
+    def discover(self) -> None:
+        """Walk every step leniently; record the names compared across steps and
+        the variables the first step gives its draw."""
+        seen = {0}
+        queue = deque([0])
+        first = True
+        while queue:
+            pc = queue.popleft()
+            try:
+                step = self.walk(pc, first)
+            except DiagnosticError:
+                first = False           # reported by the strict pass
+                continue
+            if first:
+                for end in step.ends:
+                    for name, val in end.branch.env.items():
+                        if val.kind == "draw" and name in end.branch.assigned and name not in self.first_targets:
+                            self.first_targets.append(name)
+                first = False
+            for end in step.ends:
+                if end.target != TERMINAL and end.target not in seen:
+                    seen.add(end.target)
+                    queue.append(end.target)
 
 
 def _walk_expr(e: ast.Expr):
@@ -465,32 +643,66 @@ def _has_draw(e: ast.Expr) -> bool:
 
 
 # ------------------------------------------------------------------ driver
-def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagnostic]]:
-    lw = Lowerer(block)
+def find_stored(block: ast.MechanismBlock, code: list[Ins]) -> tuple[str | None, dict[str, Span]]:
+    """The stored variable: the first variable compared with a fresh draw in a
+    later step than it was assigned, else the first that the first step gives
+    its draw.  Also returns every name compared that way (for E112)."""
+    lw = Lowerer(block, code, None, lenient=True)
     lw.collect_params()
+    lw.collect_variables()
+    lw.discover()
+    if lw.compared:
+        return next(iter(lw.compared)), lw.compared
+    return (lw.first_targets[0] if lw.first_targets else None), {}
+
+
+def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagnostic]]:
     code = compile_program(block)
-    lw.collect_assigned(code)
+    probe = Lowerer(block, code, None)
+    diags = probe.collect_params() + probe.collect_variables()
+    if diags:
+        return None, diags
+    stored, compared = find_stored(block, code)
+    lw = Lowerer(block, code, stored)
+    lw.collect_params()
+    lw.collect_variables()
+    lw.compared = compared
     steps: dict[int, Step] = {}
     order: list[int] = []
     queue = deque([0])
     seen = {0}
     while queue:
         pc = queue.popleft()
-        step = lw.walk(code, pc)
+        try:
+            step = lw.walk(pc, not order)
+        except DiagnosticError as exc:
+            # independent steps keep being lowered, so that every error is reported
+            diags.extend(exc.diagnostics)
+            if not order:
+                break
+            continue
         steps[pc] = step
         order.append(pc)
         for end in step.ends:
             if end.target != TERMINAL and end.target not in seen:
                 seen.add(end.target)
                 queue.append(end.target)
-    if lw.stored is None:
-        first = steps[0].ends[0].ctx.targets if steps[0].ends else []
-        if first:
-            lw.stored = first[0][0]
-    return build_dipa(block, code, steps, order, lw.stored)
+    if diags:
+        return None, _dedupe(diags)
+    return build_dipa(block, code, steps, order)
 
 
-def build_dipa(block, code, steps, order, stored) -> tuple[DiPA | None, list[Diagnostic]]:
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    out, seen = [], set()
+    for d in diags:
+        key = (d.code, d.message, d.span.start if d.span else None)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def build_dipa(block, code, steps, order) -> tuple[DiPA | None, list[Diagnostic]]:
     dipa = DiPA(block.name, span=block.name_span, kind="mechanism")
     diags: list[Diagnostic] = []
     index = {pc: i for i, pc in enumerate(order)}
@@ -500,31 +712,22 @@ def build_dipa(block, code, steps, order, stored) -> tuple[DiPA | None, list[Dia
         step = steps[pc]
         ins = code[pc]
         ends = step.ends
-        base = ends[0].ctx
+        base = ends[0].branch
         draw = base.draw
         read = base.read
-        primes = [e.ctx.prime for e in ends if e.ctx.prime is not None]
+        primes = [e.branch.prime for e in ends if e.branch.prime is not None]
         if len(primes) == 2 and (primes[0].d, primes[0].mean, primes[0].uses_input) != \
                 (primes[1].d, primes[1].mean, primes[1].uses_input):
             diags.append(error("E120", "the two branches of this step output different second draws",
                                primes[1].span, "this draw").secondary(primes[0].span, "differs from this one")
                          .with_help("use the same `Lap(rate, mean)` on both branches"))
         prime = primes[0] if primes else None
-        is_input = read is not None
-        for info, what in ((draw, "draw"), (prime, "second draw")):
-            if info is None:
-                continue
-            if is_input and not info.uses_input:
-                diags.append(error("E115", f"the {what} of an input step must be centred on the value read",
-                                   info.span, "does not use the input read in this step")
-                             .secondary(read, "the input read in this step")
-                             .note("in a DiPA the input read by a step is added to every draw of that step")
-                             .with_help("add the value read to the mean, e.g. `Lap(ε, q)`"))
         name = f"q{i}"
         span = ins.node.span if ins.node is not None else block.end_span
-        state = State(name, is_input, draw.d if draw else Fraction(0), draw.mean if draw else Fraction(0),
+        state = State(name, read is not None, draw.d if draw else Fraction(0), draw.mean if draw else Fraction(0),
                       prime.d if prime else Fraction(0), prime.mean if prime else Fraction(0),
-                      span=span, name_span=span, draw_span=draw.span if draw else None)
+                      span=span, name_span=span, draw_span=draw.span if draw else None,
+                      prime_span=prime.span if prime else None)
         dipa.add_state(state)
         if ins.loop is not None:
             dipa.loop_spans[i] = ins.loop
@@ -532,7 +735,7 @@ def build_dipa(block, code, steps, order, stored) -> tuple[DiPA | None, list[Dia
         step = steps[pc]
         first_span = dipa.states[i].span
         for end in step.ends:
-            ctx = end.ctx
+            br = end.branch
             if end.target == TERMINAL:
                 if terminal is None:
                     terminal = dipa.add_state(State("halt", False, Fraction(0), Fraction(0),
@@ -540,11 +743,9 @@ def build_dipa(block, code, steps, order, stored) -> tuple[DiPA | None, list[Dia
                 target = terminal
             else:
                 target = index[end.target]
-            stores = [sp for v, sp in ctx.targets if v == stored]
-            out = ctx.output or SILENT
-            main = ctx.output_span or ctx.guard_span or first_span
+            out = br.output or SILENT
+            main = br.output_span or br.guard_span or first_span
             dipa.add_transition(Transition(
-                i, ctx.guard, target, out, bool(stores), span=main, guard_span=ctx.guard_span,
-                output_span=ctx.output_span, store_span=stores[0] if stores else None,
-                target_span=None))
+                i, br.guard, target, out, end.store, span=main, guard_span=br.guard_span,
+                output_span=br.output_span, store_span=end.store_span, target_span=None))
     return dipa, diags

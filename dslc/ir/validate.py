@@ -7,7 +7,7 @@ Every breach is an E1xx error pointing at the transitions involved.
 from __future__ import annotations
 
 from dslc.diagnostics.model import Diagnostic, error
-from dslc.ir.dipa import DiPA, Guard, Transition
+from dslc.ir.dipa import DiPA, Guard, OutKind, Transition
 
 
 def _where(t: Transition):
@@ -84,8 +84,6 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
             problem = ("the first transition must have guard `true`", ts[0])
         elif not ts[0].store:
             problem = ("the first transition must store the draw in `x`", ts[0])
-        elif ts[0].output.is_real:
-            problem = ("the first transition must output a symbol, not a real value", ts[0])
         if problem:
             message, t = problem
             span = (_where(t) if t is not None else None) or where
@@ -99,4 +97,64 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
             else:
                 diag.with_help(f"give `{state.name}` the single transition `true -> NEXT store`")
             diags.append(diag)
+    diags.extend(_rate_zero(dipa, edges))
+    return diags
+
+
+def _rate_zero(dipa: DiPA, edges: list[list[int]]) -> list[Diagnostic]:
+    """E124: a draw with rate 0 has no distribution (its density dε/2·e^{-dε|z-μ|}
+    is 0), so a step that uses it cannot run and its probabilities are
+    undefined.  Allowed only where the value is never used: a draw nobody
+    compares or outputs, stored only when no transition ever compares with x."""
+    diags: list[Diagnostic] = []
+    compares = any(t.guard is not Guard.TRUE for t in dipa.transitions)
+    for q, out in enumerate(edges):
+        state = dipa.states[q]
+        ts = [dipa.transitions[i] for i in out]
+        if state.d == 0:
+            use = next((t for t in ts if t.guard is not Guard.TRUE), None)
+            why = "compares it with `x`"
+            if use is None:
+                use = next((t for t in ts if t.output.kind is OutKind.INSAMPLE), None)
+                why = "outputs it"
+            if use is None and compares:
+                use = next((t for t in ts if t.store), None)
+                why = "stores it in `x`, which a later step compares with"
+            if use is not None:
+                span = state.draw_span or state.name_span or state.span
+                if dipa.kind == "mechanism":
+                    why = why.replace("it", "the draw", 1)
+                    message = f"this draw has rate 0, and the step {why}"
+                else:
+                    message = f"state `{state.name}` draws `insample` with rate 0 and {why}"
+                diag = error("E124", message, span, "rate 0: no distribution")
+                where = _where(use) if use.guard is not Guard.TRUE else (use.output_span or use.store_span or use.span)
+                if where is not None and where != span:
+                    diag.secondary(where, "the value is used here")
+                diag.note("`Lap(0, μ)` has density 0 everywhere: it is not a distribution, so the step "
+                          "cannot be run and its probabilities are undefined")
+                diag.with_help("give the draw a positive rate, e.g. `Lap(ε, 0)`")
+                diags.append(diag)
+        if state.d_prime == 0:
+            use = next((t for t in ts if t.output.kind is OutKind.INSAMPLE_PRIME), None)
+            if use is not None:
+                span = use.output_span or use.span
+                if dipa.kind == "mechanism":
+                    diag = error("E124", "this second draw has rate 0 and is output", span,
+                                 "no distribution")
+                    diag.with_help("give the draw a positive rate, e.g. `output Lap(ε/9, q)`")
+                elif state.prime_span is None:
+                    diag = error("E124", f"state `{state.name}` outputs `insample'` but declares no `Lap'`",
+                                 span, "insample′ has no distribution here")
+                    if state.name_span is not None and dipa.kind == "automaton":
+                        diag.secondary(state.name_span, "declared without `Lap'(rate, mean)`")
+                    diag.with_help(f"declare the second draw: `state {state.name} input Lap(…), Lap'(ε/9, 0) {{ … }}`")
+                else:
+                    diag = error("E124", f"state `{state.name}` outputs `insample'` drawn with rate 0",
+                                 span, "insample′ has no distribution here")
+                    diag.secondary(state.prime_span, "rate 0")
+                    diag.with_help("give the second draw a positive rate, e.g. `Lap'(ε/9, 0)`")
+                diag.note("without a rate, insample′ is not a random value (`Lap'(0, μ)` has density 0), "
+                          "so the output cannot be run or priced")
+                diags.append(diag)
     return diags
