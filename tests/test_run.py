@@ -76,7 +76,12 @@ def test_real_outputs_are_printed(capsys):
     assert main(["run", "examples/numeric_sparse.dp", "--block", "numeric_sparse", "--epsilon", "1",
                  "--inputs", "100", "--seed", "2"]) == 0
     out = capsys.readouterr().out.split()
-    assert out[0] == "_" and float(out[1]) > 50        # far above the threshold: the answer is released
+    # the program runs as written: no silent step, the answer is released
+    assert len(out) == 1 and float(out[0]) > 50        # far above the threshold
+    assert main(["run", "examples/numeric_sparse.dp", "--block", "numeric_sparse_automaton", "--epsilon", "1",
+                 "--inputs", "100", "--seed", "2"]) == 0
+    out = capsys.readouterr().out.split()
+    assert out[0] == "⊥" and float(out[1]) > 50        # the automaton outputs ⊥ on its first step
 
 
 BAD = [

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from dslc.commands.prob import (UsageError, allow_negative_values, fail, load_dipa, parse_epsilon,
-                                parse_inputs)
+from dslc.commands.common import UsageError, allow_negative_values, fail, load_dipa_block, parse_epsilon
+from dslc.dipa.paths import PathTextError, parse_inputs
 
 
 def add_parser(sub) -> None:
@@ -42,40 +42,62 @@ def _int(text: str | None, what: str, minimum: int | None = None) -> int | None:
 
 
 def _show(o) -> str:
-    if isinstance(o, float):
-        return repr(o)
+    if not isinstance(o, str):
+        return repr(float(o))
     return o if o else "_"
 
 
+def _json_value(o):
+    return o if isinstance(o, str) and o else (None if isinstance(o, str) else float(o))
+
+
 def run(args) -> int:
-    from dslc.dipa.sampler import RunError, run_once, sample
     import random
+
+    from dslc.dipa.interpret import run_program
+    from dslc.dipa.sampler import Histogram, Noise, RunError, run_once
 
     try:
         eps = parse_epsilon(args.epsilon)
         inputs = parse_inputs(args.inputs)
         seed = _int(args.seed, "--seed")
         samples = _int(args.samples, "--samples", minimum=1)
-        dipa = load_dipa(args.file, args.block)
+        chosen = load_dipa_block(args.file, args.block)
+        dipa, program = chosen.artifacts["dipa"], chosen.artifacts.get("ast")
+        if chosen.kind != "mechanism":
+            program = None
+        rng = random.Random(seed)
+
+        def once():
+            # a mechanism runs as written (its direct interpreter); an automaton as the IR
+            if program is not None:
+                return run_program(program, inputs, eps, Noise(rng))
+            return run_once(dipa, inputs, eps, Noise(rng))
+
         try:
             if samples is None:
-                res = run_once(dipa, inputs, eps, random.Random(seed))
+                res = once()
             else:
-                hist = sample(dipa, inputs, eps, samples, seed)
+                hist = Histogram()
+                for _ in range(samples):
+                    hist.add(once().outputs)
         except RunError as exc:
             raise UsageError(str(exc)) from None
-    except UsageError as exc:
+    except PathTextError as exc:
         return fail(exc)
     if samples is None:
+        states = getattr(res, "states", None)
         if args.format == "json":
-            sys.stdout.write(json.dumps({"outputs": [o if isinstance(o, float) else (o or None)
-                                                     for o in res.outputs],
-                                         "states": res.states, "inputs_used": res.inputs_used,
-                                         "stopped": res.stopped}, ensure_ascii=False) + "\n")
+            doc = {"outputs": [_json_value(o) for o in res.outputs], "inputs_used": res.inputs_used,
+                   "stopped": res.stopped, "form": "program" if program is not None else "automaton"}
+            if states is not None:
+                doc["states"] = states
+            sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
         else:
             print(" ".join(_show(o) for o in res.outputs) if res.outputs else "(no output)")
             extra = f"; {len(inputs) - res.inputs_used} input(s) not read" if res.inputs_used < len(inputs) else ""
-            print(f"# states: {' → '.join(res.states)}; stopped: {res.stopped}{extra}", file=sys.stderr)
+            where = f"states: {' → '.join(states)}; " if states is not None else ""
+            print(f"# {where}stopped: {res.stopped}{extra}", file=sys.stderr)
         return 0
     rows = hist.rows()
     if args.format == "json":

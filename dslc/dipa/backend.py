@@ -35,16 +35,18 @@ def lower(block: ast.Block) -> tuple[DiPA | None, list]:
 
 def check_dipa_block(block: ast.Block, source: SourceFile, options: dict | None = None) -> BlockResult:
     result = BlockResult(block.name, block.kind, block.name_span, Verdict.ERROR)
+    result.artifacts["ast"] = block
     dipa, diags = lower(block)
     if diags or dipa is None:
         result.diagnostics.extend(diags)
         if dipa is not None:
             result.artifacts["dipa"] = dipa
         return result
-    return check_lowered(dipa, result, options or {})
+    return check_lowered(dipa, result, options or {}, path=source.path)
 
 
-def check_lowered(dipa: DiPA, result: BlockResult, options: dict | None = None) -> BlockResult:
+def check_lowered(dipa: DiPA, result: BlockResult, options: dict | None = None,
+                  path: str | None = None) -> BlockResult:
     options = options or {}
     found = check(dipa)
     result.artifacts["dipa"] = dipa
@@ -71,7 +73,7 @@ def check_lowered(dipa: DiPA, result: BlockResult, options: dict | None = None) 
         if options.get("witness"):
             # Counterexamples: adjacent inputs and their privacy loss (issue 3).
             from dslc.dipa.witness import attach_witnesses
-            attach_witnesses(dipa, found, result, options)
+            attach_witnesses(dipa, found, result, options, path=path)
         for kind, count in sorted(found.truncated.items()):
             last = [d for d in result.diagnostics if d.code == kind][-1]
             last.note(truncated_note(kind, count))

@@ -554,6 +554,11 @@ def _run(prep: _Prepared, epsilon: Fraction, prec: int, tau: Decimal | None,
         return +_eval_terms(f.pieces[i], x - f.anchor(i), en), en.dropped
 
 
+def fmt_probability(p: Decimal) -> str:
+    """A probability as `dslc prob` prints it (17 significant digits)."""
+    return f"{p:.17g}"
+
+
 def path_probability(dipa: DiPA, steps: list[Step], epsilon: Fraction, x0: Fraction = Fraction(0),
                      rel_tol: float = 1e-20, start_digits: int = 40, max_digits: int = 1280,
                      budget: int | None = None) -> Probability:

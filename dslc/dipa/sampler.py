@@ -6,9 +6,10 @@ is the next input for an input state and 0 for a non-input state; the
 enabled transition (guard `true`, `insample >= x` or `insample < x`) is
 taken, its output emitted, and `x := insample` when it stores.  The run
 stops when an input state finds no input left, when no transition is
-enabled, or at a state without transitions.  Draws are reals: they are
-Python floats (inherently real quantities), made from a seeded
-:class:`random.Random` by inverting the Laplace distribution function.
+enabled, or at a state without transitions.  Draws come from a
+:class:`Noise` source: standard Laplace samples (from a seeded
+:class:`random.Random`, by inverting the distribution function) converted
+exactly to rationals, so every value and comparison after them is exact.
 """
 
 from __future__ import annotations
@@ -29,25 +30,60 @@ class RunError(ValueError):
 
 @dataclass
 class RunResult:
-    outputs: list[str | float]           # symbols ("" for silent) and real values
+    outputs: list[str | Fraction]        # symbols ("" for silent) and real values (exact)
     transitions: list[int]
     states: list[str]                    # the states visited, from the initial one
     inputs_used: int
     stopped: str                         # why the run ended
+    cut: bool = False                    # stopped by the step limit, not by the automaton
+
+
+NO_VALUE = None      # the "value" of a draw of rate 0 (no distribution): an error when used
+
+
+class Noise:
+    """Standard Laplace samples u (density ½·e^{−|u|}) as exact rationals, in order.
+
+    A draw Lap(dε, μ) is μ + u/(dε).  The automaton interpreter below and the
+    direct interpreter of mechanisms (:mod:`dslc.dipa.interpret`) take their
+    draws from this source one at a time, in the order they draw, so the two
+    can be run on the *same* draws and compared exactly.  A float sample is
+    converted to a Fraction exactly, so all arithmetic after it is exact."""
+
+    def __init__(self, rng: random.Random | None = None, samples: list | None = None):
+        self.rng = rng if rng is not None else random.Random()
+        self.samples = list(samples) if samples is not None else None
+        self.used = 0
+
+    def next(self) -> Fraction:
+        self.used += 1
+        if self.samples is not None:
+            return Fraction(self.samples[self.used - 1])
+        while True:
+            u = self.rng.random() - 0.5          # in [−½, ½)
+            if u != -0.5:
+                break
+        mag = -math.log(1.0 - 2.0 * abs(u))
+        return Fraction(mag if u >= 0 else -mag)
 
 
 def laplace(rng: random.Random, rate: float, mean: float) -> float:
-    """A draw from Lap(rate, mean): density rate/2 · e^{−rate|z − mean|}."""
-    u = rng.random() - 0.5              # in [−½, ½)
-    mag = -math.log(1.0 - 2.0 * abs(u)) / rate if u != -0.5 else math.inf
-    return mean + (mag if u >= 0 else -mag)
+    """A float draw from Lap(rate, mean): density rate/2 · e^{−rate|z − mean|}."""
+    return mean + float(Noise(rng).next()) / rate
 
 
-def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.Random) -> RunResult:
-    eps = float(epsilon)
+def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.Random | Noise,
+             max_steps: int = MAX_SILENT_STEPS) -> RunResult:
+    """One run on ``inputs``: exact rational values, draws from ``rng`` (a
+    :class:`Noise`, or a :class:`random.Random` to make one).  insample is drawn
+    in every step of a state with a positive rate; insample′ only when the
+    transition taken outputs it (it is independent of everything else, so
+    drawing it only then changes no distribution)."""
+    noise = rng if isinstance(rng, Noise) else Noise(rng)
+    eps = Fraction(epsilon)
     edges = dipa.out_edges()
     q = dipa.initial
-    x: float | None = None
+    x = NO_VALUE
     pos = 0
     silent = 0
     res = RunResult([], [], [dipa.states[q].name], 0, "")
@@ -61,29 +97,27 @@ def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.
             if pos >= len(inputs):
                 res.stopped = "the input is used up"
                 break
-            a = float(inputs[pos])
+            a = Fraction(inputs[pos])
             pos += 1
             silent = 0
         else:
-            a = 0.0
+            a = Fraction(0)
             silent += 1
-            if silent > MAX_SILENT_STEPS:
-                res.stopped = f"cut after {MAX_SILENT_STEPS} steps that read no input"
+            if silent > max_steps:
+                res.stopped = f"cut after {max_steps} steps that read no input"
+                res.cut = True
                 break
         d = Fraction(state.d)
-        insample = laplace(rng, float(d) * eps, float(state.mu) + a) if d > 0 else None
-        insample_p = None
-        if Fraction(state.d_prime) > 0:
-            insample_p = laplace(rng, float(state.d_prime) * eps, float(state.mu_prime) + a)
+        insample = state.mu + a + noise.next() / (d * eps) if d > 0 else NO_VALUE
         taken = None
         for e in out:
             t = dipa.transitions[e]
             if t.guard is Guard.TRUE:
                 taken = e
                 break
-            if insample is None or x is None:
+            if insample is NO_VALUE or x is NO_VALUE:
                 raise RunError(f"state `{state.name}` compares insample with x, but "
-                               + ("its draw has rate 0" if insample is None else "x holds no value yet"))
+                               + ("its draw has rate 0" if insample is NO_VALUE else "x holds no value"))
             if (t.guard is Guard.GE) == (insample >= x):
                 taken = e
                 break
@@ -91,15 +125,15 @@ def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.
             res.stopped = f"no transition of `{state.name}` is enabled"
             break
         t = dipa.transitions[taken]
-        if t.output.kind is OutKind.INSAMPLE or (t.store and insample is None):
-            if insample is None:
-                raise RunError(f"state `{state.name}` uses insample, but its draw has rate 0")
         if t.output.kind is OutKind.INSAMPLE:
+            if insample is NO_VALUE:
+                raise RunError(f"state `{state.name}` outputs insample, but its draw has rate 0")
             res.outputs.append(insample)
         elif t.output.kind is OutKind.INSAMPLE_PRIME:
-            if insample_p is None:
+            dp = Fraction(state.d_prime)
+            if dp <= 0:
                 raise RunError(f"state `{state.name}` outputs insample′, but its rate is 0")
-            res.outputs.append(insample_p)
+            res.outputs.append(state.mu_prime + a + noise.next() / (dp * eps))
         else:
             res.outputs.append(t.output.symbol or "")
         if t.store:
@@ -117,7 +151,7 @@ class Histogram:
     samples: int = 0
 
     def add(self, outputs: list) -> None:
-        key = tuple("ℝ" if isinstance(o, float) else o for o in outputs)
+        key = tuple("ℝ" if not isinstance(o, str) else o for o in outputs)
         self.counts[key] = self.counts.get(key, 0) + 1
         self.samples += 1
 

@@ -1,0 +1,85 @@
+"""What the commands `prob`, `run`, `calibrate` and `release` share: usage
+errors, number arguments and the choice of a block."""
+
+from __future__ import annotations
+
+import re
+import sys
+from fractions import Fraction
+
+from dslc.dipa.paths import PathTextError, parse_number
+from dslc.ir.dipa import DiPA
+
+
+class UsageError(PathTextError):
+    """A bad argument: message and optional help line; exit status 2."""
+
+
+def allow_negative_values(parser) -> None:
+    """Let `--inputs -1/2,0` pass a value that starts with a minus sign.
+
+    argparse takes such a word for an option unless it looks like a negative
+    number to it; widen its notion of a negative number (no option of these
+    commands starts with `-` and a digit)."""
+    if hasattr(parser, "_negative_number_matcher"):
+        parser._negative_number_matcher = re.compile(r"^-[\d.∞]|^-inf")
+
+
+def fail(exc: PathTextError) -> int:
+    print(f"dslc: error: {exc}", file=sys.stderr)
+    if exc.help:
+        print(f"  help: {exc.help}", file=sys.stderr)
+    return 2
+
+
+def parse_epsilon(text: str) -> Fraction:
+    eps = parse_number(text, "ε")
+    if eps <= 0:
+        raise UsageError(f"ε must be positive, got {text.strip()}", "for example --epsilon 1 or --epsilon 1/2")
+    return eps
+
+
+def load_dipa(path: str, block: str | None) -> DiPA:
+    """The lowered DiPA of a block of ``path``; UsageError if there is none."""
+    return load_dipa_block(path, block).artifacts["dipa"]
+
+
+def load_dipa_block(path: str, block: str | None):
+    """The result of a valid DiPA block of ``path`` (its artifacts hold the
+    AST and the DiPA); UsageError if there is none."""
+    from dslc.driver import check_source, read_source
+    from dslc.results import Verdict
+
+    source, problem = read_source(path)
+    if source is None:
+        raise UsageError(problem.message if problem else f"cannot read {path}")
+    result = check_source(source, {})
+    dipas = [b for b in result.blocks if b.kind in ("automaton", "mechanism")]
+    if block is None:
+        if len(dipas) == 1:
+            chosen = dipas[0]
+        elif not dipas:
+            names = ", ".join(f"`{b.name}`" for b in result.blocks) or "none"
+            raise UsageError(f"{path} has no DiPA block (automaton or mechanism); blocks: {names}")
+        else:
+            names = ", ".join(b.name for b in dipas)
+            raise UsageError(f"{path} has {len(dipas)} DiPA blocks: {names}",
+                             f"choose one with --block NAME (e.g. --block {dipas[0].name})")
+    else:
+        matches = [b for b in result.blocks if b.name == block]
+        if not matches:
+            names = ", ".join(b.name for b in result.blocks) or "none"
+            raise UsageError(f"no block named `{block}` in {path}; blocks: {names}")
+        chosen = matches[0]
+        if chosen.kind not in ("automaton", "mechanism"):
+            raise UsageError(f"block `{block}` is a `{chosen.kind}` block, not a DiPA "
+                             "(automaton or mechanism)")
+    dipa = chosen.artifacts.get("dipa")
+    if chosen.verdict is Verdict.ERROR or dipa is None:
+        first = next((d for d in chosen.diagnostics if d.is_error), None)
+        why = f": {first.code} {first.message}" if first else ""
+        raise UsageError(f"block `{chosen.name}` is not a valid DiPA{why}",
+                         f"run `dslc check {path}` for the details")
+    return chosen
+
+
