@@ -9,7 +9,7 @@ from fractions import Fraction as F
 import pytest
 
 from dslc.cli import main
-from dslc.commands.prob import build_path, parse_inputs, parse_output, split_list
+from dslc.dipa.paths import build_path, parse_inputs, parse_output, split_list
 from dslc.dipa.check import check
 from dslc.dipa.prob import path_probability
 from dslc.dipa.witness import construct, evaluate, log_ratio

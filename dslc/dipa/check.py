@@ -225,6 +225,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     # ---- per-component facts from internal (cycle) edges
     c_store = [-1] * ncomp       # an internal assignment edge
     c_cmp = [-1] * ncomp         # an internal comparison edge
+    c_cmp2 = [-1] * ncomp        # another one (a leaking cycle needs a comparison after the store)
     c_ge = [-1] * ncomp
     c_lt = [-1] * ncomp
     c_disc = [-1] * ncomp
@@ -240,16 +241,16 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         g = guard[e]
         if store[e] and c_store[c] < 0:
             c_store[c] = e
-        if g == GE:
-            if c_ge[c] < 0:
-                c_ge[c] = e
-            if c_cmp[c] < 0:
-                c_cmp[c] = e
-        elif g == LT:
-            if c_lt[c] < 0:
+        if g != TRUE:
+            if g == GE:
+                if c_ge[c] < 0:
+                    c_ge[c] = e
+            elif c_lt[c] < 0:
                 c_lt[c] = e
             if c_cmp[c] < 0:
                 c_cmp[c] = e
+            elif c_cmp2[c] < 0:
+                c_cmp2[c] = e
         if out_real[e] and is_input[s] and c_disc[c] < 0:
             c_disc[c] = e
 
@@ -372,9 +373,15 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     # ---- DP001 leaking cycles, DP003 disclosing cycles
     for c in range(ncomp):
         if c_store[c] >= 0 and c_cmp[c] >= 0 and not full(LEAKING_CYCLE):
-            e1, e2 = c_store[c], c_cmp[c]
-            cyc = [e1] + path_within(dst[e1], src[e2], c) + [e2] + path_within(dst[e2], src[e1], c) \
-                if e1 != e2 else [e1, e1]
+            e1 = c_store[c]
+            e2 = c_cmp[c] if c_cmp[c] != e1 else c_cmp2[c]
+            if e2 >= 0:
+                cyc = [e1] + path_within(dst[e1], src[e2], c) + [e2] + path_within(dst[e2], src[e1], c)
+            else:
+                # the storing transition is the only comparison: going round twice
+                # compares with the value stored on the first turn
+                e2 = e1
+                cyc = cycle_through(e1) * 2
             add(Violation(LEAKING_CYCLE, prefix=prefix_to(src[e1]), cycle=cyc, store=e1, compare=e2))
     for c in range(ncomp):
         if c_disc[c] >= 0 and not full(DISCLOSING_CYCLE):

@@ -25,12 +25,15 @@ backend's diagnostics.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
-from dslc.dipa.prob import PathError, Step, TooExpensive, path_probability
+from dslc.dipa.paths import (build_path, input_tokens, output_tokens, parse_inputs, parse_number,
+                             parse_outputs)
+from dslc.dipa.prob import PathError, Step, TooExpensive, fmt_probability, path_probability
 from dslc.ir.dipa import DiPA, Guard, OutKind, fmt_fraction
 
 HALF = Fraction(1, 2)
@@ -391,27 +394,93 @@ def evaluate(dipa: DiPA, w: Witness, epsilon: Fraction | None = None,
 
 
 # ---------------------------------------------------------------------------
+# checking a witness before it is shown
+
+class WitnessError(AssertionError):
+    """A constructed witness is not a pair of equivalent paths on adjacent inputs
+    (a bug in the construction: such a witness is never printed)."""
+
+
+def verify_instance(dipa: DiPA, inst: Instance) -> None:
+    """α and β are one path of the automaton from its initial state, read an
+    input exactly at its input states, differ by at most 1 per input
+    (Definition 1) and produce the same outputs."""
+    ts, states = dipa.transitions, dipa.states
+    if len(inst.alpha) != len(inst.beta) or not inst.alpha:
+        raise WitnessError("α and β have different lengths or are empty")
+    q = dipa.initial
+    for k, (a, b) in enumerate(zip(inst.alpha, inst.beta)):
+        if a.transition != b.transition or a.interval != b.interval:
+            raise WitnessError(f"step {k + 1}: α and β take different transitions or outputs")
+        if not 0 <= a.transition < len(ts) or ts[a.transition].source != q:
+            raise WitnessError(f"step {k + 1}: the transition does not leave state `{states[q].name}`")
+        t = ts[a.transition]
+        reads = states[q].is_input
+        if (a.input is None) == reads or (b.input is None) == reads:
+            raise WitnessError(f"step {k + 1}: an input where `{states[q].name}` reads none, or the reverse")
+        if reads and abs(Fraction(a.input) - Fraction(b.input)) > 1:
+            raise WitnessError(f"step {k + 1}: α and β differ by more than 1 (not adjacent)")
+        if (a.interval is not None) != t.output.is_real:
+            raise WitnessError(f"step {k + 1}: an interval must be given exactly for a real output")
+        q = t.target
+
+
+def replay(dipa: DiPA, inst: Instance) -> tuple[list[Step], list[Step]]:
+    """The two paths as `dslc prob` would read them from the printed text."""
+    outputs = parse_outputs(",".join(output_tokens(dipa, inst.alpha)))
+    pa = build_path(dipa, parse_inputs(",".join(input_tokens(inst.alpha)), allow_tau=True), outputs)
+    pb = build_path(dipa, parse_inputs(",".join(input_tokens(inst.beta)), allow_tau=True), outputs)
+    if [(s.transition, s.input, s.interval) for s in pa] != \
+            [(s.transition, Fraction(s.input) if s.input is not None else None, s.interval) for s in inst.alpha] \
+            or [s.transition for s in pb] != [s.transition for s in inst.beta]:
+        raise WitnessError("the printed outputs and inputs do not give back the witness's path")
+    return pa, pb
+
+
+@dataclass
+class Shown:
+    """The instance written out in full, recomputed from its printed form."""
+    length: int
+    instance: Instance
+    pr_alpha: object          # dslc.dipa.prob.Probability
+    pr_beta: object
+    log_ratio: float
+    error: float
+
+
+def show(dipa: DiPA, w: Witness) -> Shown | None:
+    """The first ℓ of the table whose loss exceeds 2ε (else the last ℓ),
+    replayed from text and recomputed; WitnessError if it does not match."""
+    if not w.rows or w.epsilon is None:
+        return None
+    eps = float(w.epsilon)
+    row = next((r for r in w.rows if r.log_ratio > 2 * eps), w.rows[-1])
+    inst = w.instance(row.length)
+    verify_instance(dipa, inst)
+    pa_steps, pb_steps = replay(dipa, inst)
+    pa = path_probability(dipa, pa_steps, w.epsilon)
+    pb = path_probability(dipa, pb_steps, w.epsilon)
+    if pa.log_probability is None or pb.log_probability is None:
+        raise WitnessError("a witness path has probability 0")
+    ratio = float(pa.log_probability - pb.log_probability)
+    err = float(pa.error / pa.probability) + float(pb.error / pb.probability)
+    if abs(ratio - row.log_ratio) > 1e-9 * max(1.0, abs(ratio)) + err + row.error:
+        raise WitnessError(f"the table says {row.log_ratio}, the replay {ratio}")
+    return Shown(row.length, inst, pa, pb, ratio, err)
+
+
+def prob_command(path: str | None, block: str, epsilon: Fraction, steps: list[Step], outputs: list[str]) -> str:
+    inputs = ",".join(input_tokens(steps, tau=False))
+    return " ".join(["dslc", "prob", shlex.quote(path or "FILE"), "--block", shlex.quote(block),
+                     "--epsilon", fmt_fraction(epsilon), shlex.quote(f"--inputs={inputs}"),
+                     shlex.quote(f"--outputs={','.join(outputs)}")])
+
+
+# ---------------------------------------------------------------------------
 # presentation
 
 def _fmt_input(a: Fraction | None) -> str:
     return "τ" if a is None else fmt_fraction(a)
-
-
-def _fmt_interval(iv) -> str:
-    lo, hi = iv
-    return f"({'-inf' if lo is None else fmt_fraction(lo)},{'inf' if hi is None else fmt_fraction(hi)})"
-
-
-def output_tokens(dipa: DiPA, steps: list[Step]) -> list[str]:
-    """The output sequence in the syntax of `dslc prob --outputs` (`_` for silent)."""
-    out = []
-    for s in steps:
-        o = dipa.transitions[s.transition].output
-        if o.is_real:
-            out.append(_fmt_interval(s.interval or (None, None)))
-        else:
-            out.append(o.symbol if o.symbol is not None else "_")
-    return out
 
 
 def _path_text(dipa: DiPA, w: Witness) -> str:
@@ -436,8 +505,14 @@ def _fmt_log(x: float) -> str:
     return f"{x:.3g}" if abs(x) < 100 else f"{x:.1f}"
 
 
-def witness_json(dipa: DiPA, w: Witness) -> dict:
-    inst = w.instance(SHOW_LENGTH)
+def _fmt_pr(p) -> str:
+    """As `dslc prob` prints it."""
+    return fmt_probability(p.probability)
+
+
+def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str | None = None,
+                 block: str | None = None) -> dict:
+    inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
     data = {
         "construction": f"{LEMMA[w.kind]} of the DiPA paper",
         "path": _path_text(dipa, w),
@@ -445,7 +520,7 @@ def witness_json(dipa: DiPA, w: Witness) -> dict:
                       "transitions": [dipa.describe_transition(e) for e in trans]}
                      for name, trans, rep in w.segments],
         "rule": w.rule,
-        "l": SHOW_LENGTH,
+        "l": shown.length if shown is not None else SHOW_LENGTH,
         "alpha": [_fmt_input(s.input) for s in inst.alpha],
         "beta": [_fmt_input(s.input) for s in inst.beta],
         "outputs": output_tokens(dipa, inst.alpha),
@@ -454,6 +529,15 @@ def witness_json(dipa: DiPA, w: Witness) -> dict:
         "table": [r.to_json() for r in w.rows],
         "grows": w.grows,
     }
+    if shown is not None:
+        outs = output_tokens(dipa, inst.alpha)
+        data.update({
+            "pr_alpha": _fmt_pr(shown.pr_alpha), "pr_beta": _fmt_pr(shown.pr_beta),
+            "error_alpha": f"{float(shown.pr_alpha.error):.3g}", "error_beta": f"{float(shown.pr_beta.error):.3g}",
+            "log_ratio": shown.log_ratio, "exceeds_2_epsilon": shown.log_ratio > 2 * float(w.epsilon),
+            "commands": [prob_command(path, block or dipa.name, w.epsilon, inst.alpha, outs),
+                         prob_command(path, block or dipa.name, w.epsilon, inst.beta, outs)],
+        })
     if w.omitted:
         data["omitted_lengths"] = list(w.omitted)
     if w.problem:
@@ -461,22 +545,37 @@ def witness_json(dipa: DiPA, w: Witness) -> dict:
     return data
 
 
-def witness_notes(dipa: DiPA, w: Witness) -> list[str]:
-    inst = w.instance(SHOW_LENGTH)
+def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str | None = None,
+                  block: str | None = None, others: set[str] | None = None) -> list[str]:
     eps = fmt_fraction(w.epsilon) if w.epsilon is not None else "?"
     how = "chosen" if w.epsilon_chosen else "from --epsilon"
-    notes = [f"witness ({LEMMA[w.kind]}): path {_path_text(dipa, w)}; written out for ℓ = {SHOW_LENGTH}:",
-             f"α = {_short([_fmt_input(s.input) for s in inst.alpha])}",
-             f"β = {_short([_fmt_input(s.input) for s in inst.beta])}",
-             f"outputs = {_short(output_tokens(dipa, inst.alpha))}   (τ: a step that reads no input)"]
+    length = shown.length if shown is not None else SHOW_LENGTH
+    inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
+    notes = [f"witness ({LEMMA[w.kind]}): path {_path_text(dipa, w)}; {w.rule}"]
     if w.problem:
         notes.append(f"the probabilities could not be computed: {w.problem}")
         return notes
-    shown = [r for r in w.rows if r.length in TEXT_LENGTHS]
-    table = ", ".join(f"ℓ={r.length}: {_fmt_log(r.log_ratio)}" for r in shown)
+    shown_rows = [r for r in w.rows if r.length in TEXT_LENGTHS]
+    table = ", ".join(f"ℓ={r.length}: {_fmt_log(r.log_ratio)}" for r in shown_rows)
     last = w.rows[-1] if w.rows else None
     tail = f" … ℓ={last.length}: {_fmt_log(last.log_ratio)}" if last and last.length not in TEXT_LENGTHS else ""
     notes.append(f"ln(Pr_α/Pr_β) at ε = {eps} ({how}): {table}{tail}")
+    outs = output_tokens(dipa, inst.alpha)
+    if shown is not None:
+        above = shown.log_ratio > 2 * float(w.epsilon)
+        notes.append(f"at ℓ = {length} the loss {_fmt_log(shown.log_ratio)} "
+                     + (f"exceeds 2ε = {fmt_fraction(2 * w.epsilon)}:" if above
+                        else f"(the largest ℓ computed) is the largest shown:"))
+    else:
+        notes.append(f"written out for ℓ = {length}:")
+    notes += [f"α = {_short([_fmt_input(s.input) for s in inst.alpha])}",
+              f"β = {_short([_fmt_input(s.input) for s in inst.beta])}",
+              f"outputs = {_short(outs)}   (τ: a step that reads no input; _: no output)"]
+    if shown is not None:
+        notes.append(f"Pr_α = {_fmt_pr(shown.pr_alpha)} (error ≤ {float(shown.pr_alpha.error):.3g}), "
+                     f"Pr_β = {_fmt_pr(shown.pr_beta)} (error ≤ {float(shown.pr_beta.error):.3g})")
+        notes.append("replay: " + prob_command(path, block or dipa.name, w.epsilon, inst.alpha, outs))
+        notes.append("replay: " + prob_command(path, block or dipa.name, w.epsilon, inst.beta, outs))
     if w.omitted:
         notes.append(f"ℓ = {', '.join(map(str, w.omitted))} left out: the path is too long or too "
                      "costly to compute exactly")
@@ -484,20 +583,31 @@ def witness_notes(dipa: DiPA, w: Witness) -> list[str]:
         notes.append("the log-ratio grows linearly in ℓ, so it passes d·ε for every d: "
                      "no d makes this mechanism dε-private")
     else:
-        notes.append("this table does not show clear growth at this ε "
-                     "(try a larger --epsilon; the lemma needs ε large enough)")
+        earlier = sorted(k for k in (others or set()) if k < w.kind)
+        if earlier:
+            notes.append(f"this table does not show growth: {LEMMA[w.kind]}'s construction assumes the "
+                         f"automaton has no violation of an earlier kind, but it also has "
+                         f"{', '.join(earlier)}; that violation's witness shows the unbounded loss")
+        else:
+            notes.append("this table does not show growth at this ε; the violation itself is proven "
+                         "by Theorem 2 of the DiPA paper (please report this witness)")
     return notes
 
 
-def attach_witnesses(dipa: DiPA, found: CheckResult, result, options: dict | None = None) -> None:
-    """Add a witness to every violation diagnostic (DP001–DP004) of ``result``."""
+def attach_witnesses(dipa: DiPA, found: CheckResult, result, options: dict | None = None,
+                     path: str | None = None) -> None:
+    """Add a witness to every violation diagnostic (DP001–DP004) of ``result``.
+
+    Every witness is checked before it is shown (a path of the automaton,
+    adjacent inputs, the printed text replays to the printed probabilities);
+    one that fails is a bug, reported as such and not shown."""
     options = options or {}
     epsilon = None
     raw = options.get("epsilon")
     eps_problem = None
     if raw is not None:
         try:
-            epsilon = Fraction(str(raw).strip())
+            epsilon = parse_number(str(raw), "--epsilon")
             if epsilon <= 0:
                 raise ValueError
         except (ValueError, ZeroDivisionError):
@@ -505,9 +615,13 @@ def attach_witnesses(dipa: DiPA, found: CheckResult, result, options: dict | Non
             epsilon = None
     codes = {LEAKING_CYCLE, LEAKING_PAIR, DISCLOSING_CYCLE, VIOLATING_PATH}
     diags = [d for d in result.diagnostics if d.code in codes]
+    kinds = found.kinds
     for diag, v in zip(diags, found.violations):
         try:
             w = evaluate(dipa, construct(dipa, v), epsilon)
+            for r in w.rows:
+                verify_instance(dipa, w.instance(r.length))
+            shown = show(dipa, w)
         except Exception as exc:  # noqa: BLE001 - one bad witness must not lose the verdict
             if os.environ.get("DSLC_DEBUG"):
                 raise
@@ -515,8 +629,8 @@ def attach_witnesses(dipa: DiPA, found: CheckResult, result, options: dict | Non
                       f"{type(exc).__name__}: {exc}); please report it")
             continue
         data = diag.data.setdefault("witness", {})
-        data.update(witness_json(dipa, w))
-        for note in witness_notes(dipa, w):
+        data.update(witness_json(dipa, w, shown, path, result.name))
+        for note in witness_notes(dipa, w, shown, path, result.name, kinds - {v.kind}):
             diag.note(note)
         if eps_problem:
             diag.note(eps_problem)
