@@ -100,5 +100,6 @@ def test_documented_neovim_setup(name, low, high, missing, tmp_path):
     # typing `store` into the loop of the private automaton: DP001 within a few seconds
     assert result["edited_line"].rstrip().endswith("output ⊥ store")
     assert result["leak_ms"] < LEAK_SECONDS * 1000, f"DP001 took {result['leak_ms']:.0f} ms"
+    print(f"{name}: DP001 {result['leak_ms']:.0f} ms after the edit")
     line = result["leak"]["lnum"] + 1
     assert text[line - 1].lstrip().startswith("insample < x")
