@@ -35,9 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dslc.driver import _backend  # noqa: E402
-from dslc.ir.lower_markov import lower_markov  # noqa: E402
-from dslc.ir.markov import MarkovModel  # noqa: E402
-from dslc.pufferfish.check import check_model, enumerate_model, explore_model  # noqa: E402
+from dslc.ir.lower_hmm import lower_markov  # noqa: E402
+from dslc.ir.hmm import MarkovModel  # noqa: E402
+from dslc.bounded.check import check_model, enumerate_model, explore_model  # noqa: E402
 from dslc.source import SourceFile  # noqa: E402
 from dslc.syntax.parser import parse_block  # noqa: E402
 from dslc.syntax.split import split_blocks  # noqa: E402

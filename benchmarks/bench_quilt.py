@@ -18,7 +18,6 @@ import time
 from fractions import Fraction
 
 from dslc.driver import check_source
-from dslc.quilt import backend as _backend  # noqa: F401
 from dslc.source import SourceFile
 
 CHAINS = {

@@ -1,7 +1,7 @@
 """The pipeline: source → blocks → AST → IR → backend → results.
 
 One function per phase, each returning data; nothing here prints.  Backends
-for block kinds are looked up by keyword in :data:`BACKENDS`.
+for block kinds are looked up by keyword in the static table :data:`dslc.kinds.KINDS`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.kinds import KINDS
 from dslc.results import BlockResult, FileResult, Verdict
 from dslc.source import SourceFile
 from dslc.syntax import ast
@@ -23,29 +24,11 @@ Backend = Callable[[ast.Block, SourceFile, dict], BlockResult]
 class CheckCancelled(Exception):
     """Raised by :func:`check_source` when ``options["cancelled"]()`` turns true
     (the language server cancels checks of text that has changed since)."""
-BACKENDS: dict[str, Backend] = {}
-
-# Block kinds whose backends are loaded lazily (keyword -> module).
-_BACKEND_MODULES = {
-    "automaton": "dslc.dipa.backend",
-    "mechanism": "dslc.dipa.backend",
-    "hmm": "dslc.pufferfish.backend",
-    "mdp": "dslc.pufferfish.backend",
-    "chain": "dslc.quilt.backend",
-}
-
-
-def register_backend(keyword: str, backend: Backend) -> None:
-    BACKENDS[keyword] = backend
 
 
 def _backend(keyword: str) -> Backend | None:
-    if keyword not in BACKENDS and keyword in _BACKEND_MODULES:
-        try:
-            __import__(_BACKEND_MODULES[keyword])
-        except ImportError:
-            return None
-    return BACKENDS.get(keyword)
+    kind = KINDS.get(keyword)
+    return kind.load_backend() if kind is not None else None
 
 
 def read_source(path: str) -> tuple[SourceFile | None, Diagnostic | None]:

@@ -8,8 +8,8 @@ import dataclasses
 import threading
 from pathlib import Path
 
-import dslc.pufferfish.backend  # noqa: F401 - registers hmm/mdp rules
-import dslc.quilt.backend  # noqa: F401 - registers chain rules
+import dslc.bounded.backend  # noqa: F401 - registers hmm/mdp rules
+import dslc.correlated.backend  # noqa: F401 - registers chain rules
 from dslc.source import SourceFile, Span
 from dslc.syntax.parser import parse_block
 from dslc.syntax.split import split_blocks

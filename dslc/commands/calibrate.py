@@ -33,8 +33,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    # `dslc.quilt.backend` registers the `chain` block kind when loaded.
-    import dslc.quilt.backend  # noqa: F401
+    # `dslc.correlated.backend` registers the `chain` block kind when loaded.
+    import dslc.correlated.backend  # noqa: F401
     result = check_path(args.file)
     blocks, problems = select_blocks(result, args.block)
     if args.format == "json":
@@ -95,7 +95,7 @@ def _block_text(b, result: FileResult, args, out: Text) -> None:
         return
     cal = b.artifacts["calibration"]
     ir = cal.ir
-    from dslc.quilt.numeric import fmt_q
+    from dslc.numbers import fmt_fraction as fmt_q
     out.append(f"chain {b.name}", "bold")
     out.append(f" ({where}): T = {ir.length}, ε = {fmt_q(ir.epsilon)}, query {ir.query.describe(ir.states)} "
                f"(L = {fmt_q(ir.query.lipschitz)}), {len(ir.models)} model{'s' if len(ir.models) != 1 else ''}, "
@@ -139,7 +139,7 @@ def _block_text(b, result: FileResult, args, out: Text) -> None:
 
 
 def node_rows(cal, node: int):
-    from dslc.quilt.mqm import node_quilts
+    from dslc.correlated.mqm import node_quilts
     ir = cal.ir
     m = cal.mechanism("markov_quilt")
     reach = m.details.get("searched_distance", 60) if m is not None and m.applicable else 60
@@ -148,7 +148,7 @@ def node_rows(cal, node: int):
 
 
 def _node_table(cal, node: int, out: Text) -> None:
-    from dslc.quilt.numeric import fmt_float, fmt_q, fmt_up
+    from dslc.correlated.numeric import fmt_float, fmt_q, fmt_up
     ir = cal.ir
     if not 1 <= node <= ir.length:
         out.append(f"  --node {node}: nodes are X1..X{ir.length}\n", "bold red")
@@ -181,7 +181,7 @@ def _block_json(b, args) -> dict:
         out["seconds"] = round(cal.seconds, 4)
         if args.node is not None and 1 <= args.node <= cal.ir.length and (
                 cal.node_tables is not None or cal.distance_influence is not None):
-            from dslc.quilt.numeric import fmt_q, fmt_up
+            from dslc.correlated.numeric import fmt_q, fmt_up
             out["node_quilts"] = [
                 {"quilt": q.describe(), "nearby": q.nearby(), "card": q.card,
                  "max_influence_ratio": fmt_q(r) if r is not None else None,

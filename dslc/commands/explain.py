@@ -17,7 +17,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    _load_all()
     if args.markdown:
         print(markdown(), end="")
         return 0
@@ -33,15 +32,6 @@ def run(args) -> int:
     if info.explanation:
         print(info.explanation)
     return 0
-
-
-def _load_all() -> None:
-    """Backends register their own codes when imported."""
-    for module in ("dslc.pufferfish.codes", "dslc.quilt.codes"):
-        try:
-            __import__(module)
-        except ImportError:
-            pass
 
 
 def markdown() -> str:

@@ -62,8 +62,8 @@ def _fail(args, diags: list[Diagnostic]) -> int:
 
 
 def run(args) -> int:
-    import dslc.quilt.backend  # noqa: F401  (registers the `chain` block kind)
-    from dslc.quilt import release as rel
+    import dslc.correlated.backend  # noqa: F401  (registers the `chain` block kind)
+    from dslc.correlated import release as rel
 
     result = check_path(args.file)
     if result.source is None:

@@ -2,7 +2,10 @@
 
 Codes are never renumbered.  Every code has a title (SARIF rule name, one
 line), a summary and a long explanation (``dslc explain CODE``).
-Backends for other block kinds register their codes with :func:`register`.
+The codes of `hmm`/`mdp` blocks (E2xx) and `chain` blocks (E24x–E26x) live
+in :mod:`codes_hmm` and :mod:`codes_chain`, imported at the end of this
+module: importing the registry gives every code, with no side effect of a
+backend import.
 """
 
 from __future__ import annotations
@@ -262,3 +265,8 @@ register("W001", "unreachable-state", "A state cannot be reached from the initia
 Unreachable states never run; they do not affect the verdict (Definition 11
 only counts reachable cycles and paths).
 """)
+
+
+# The codes of the other block kinds (imported last: they call register()).
+from dslc.diagnostics import codes_chain as _codes_chain  # noqa: E402,F401
+from dslc.diagnostics import codes_hmm as _codes_hmm  # noqa: E402,F401

@@ -10,7 +10,6 @@ from dslc.diagnostics.model import DiagnosticError
 from dslc.dipa.check import check
 from dslc.dipa.diagnose import (critical_json, explain_labels, summary_line, truncated_note,
                                 unreachable_diagnostic, violation_diagnostic)
-from dslc.driver import register_backend
 from dslc.ir.dipa import DiPA, fmt_fraction
 from dslc.ir.lower_automaton import lower_automaton
 from dslc.ir.lower_mechanism import lower_mechanism
@@ -82,6 +81,3 @@ def check_lowered(dipa: DiPA, result: BlockResult, options: dict | None = None,
     result.extra["weight"] = fmt_fraction(found.weight) if found.weight is not None else None
     return result
 
-
-register_backend("automaton", check_dipa_block)
-register_backend("mechanism", check_dipa_block)

@@ -1,8 +1,8 @@
 """IR of `chain` blocks: a class Θ of finite Markov chains, a series length,
 a query and ε — everything exact (``Fraction``), every part with its span.
 
-Built by :mod:`dslc.quilt.lower` from the AST; read by the Markov Quilt and
-Wasserstein analyses (:mod:`dslc.quilt`).  See docs/correlated.md.
+Built by :mod:`dslc.ir.lower_chain` from the AST; read by the Markov Quilt and
+Wasserstein analyses (:mod:`dslc.correlated`).  See docs/correlated.md.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class ChainQuery:
         if self.kind == "count":
             return f"count({states[self.count_state].label})"
         if self.kind == "lipschitz":
-            from dslc.quilt.numeric import fmt_q
+            from dslc.numbers import fmt_fraction as fmt_q
             return f"lipschitz({fmt_q(self.lipschitz)})"
         return self.kind
 

@@ -13,6 +13,7 @@ import enum
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from dslc.numbers import fmt_fraction, fmt_rate  # noqa: F401  (re-exported)
 from dslc.source import Span
 
 
@@ -114,19 +115,3 @@ class DiPA:
         text = f"{self.states[t.source].name} --[{t.guard.value}"
         text += f" / {t.output}" + (", store" if t.store else "") + f"]--> {self.states[t.target].name}"
         return text
-
-
-def fmt_fraction(q: Fraction) -> str:
-    """Exact rational as text: `1`, `5/9`, `-1/2`."""
-    if not isinstance(q, Fraction):
-        q = Fraction(q)
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
-
-def fmt_rate(d: Fraction) -> str:
-    """A rate dε as text: `ε`, `ε/4`, `2ε/9`, `0`."""
-    d = Fraction(d)
-    if d == 0:
-        return "0"
-    num = "" if d.numerator == 1 else str(d.numerator)
-    return f"{num}ε" + ("" if d.denominator == 1 else f"/{d.denominator}")

@@ -418,8 +418,6 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: DslcServer, params: lsp.InitializeParams) -> None:
-        from dslc.commands.explain import _load_all
-        _load_all()                                   # codes of every backend, for codeDescription
         ls.configure(params)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)

@@ -22,10 +22,12 @@ from dslc.syntax import ast
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent.parent / "grammar" / "dp.lark"
 _PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "dp.lark"
 
-# Start rules of the grammar, by block keyword.  Other block kinds register
-# theirs with :func:`register_block_kind`.
-START_RULES: dict[str, str] = {"automaton": "automaton_block", "mechanism": "mechanism_block"}
-_TRANSFORMERS: list[type] = []
+from dslc.kinds import START_RULES  # noqa: E402  (keyword -> start rule, from the table of kinds)
+from dslc.syntax.chain import ChainBuilder  # noqa: E402
+from dslc.syntax.hmm import MarkovBuilderMixin  # noqa: E402
+
+# The builders of the other kinds' rules, mixed into the one transformer.
+_TRANSFORMERS: list[type] = [MarkovBuilderMixin, ChainBuilder]
 # Automaton blocks larger than this are first tried with the regex fast path
 # (dslc/syntax/fast_automaton.py), which builds the same AST much faster.
 FAST_PATH_MIN_CHARS = 0
@@ -49,6 +51,8 @@ TOKEN_WORDS = {
     "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
     "RPAR": "`)`", "COMMA": "`,`", "SEMICOLON": "`;`", "EQUAL": "`=`", "COLON": "`:`",
     "$END": "the end of the block",
+    "LSQB": "`[`", "RSQB": "`]`", "CHAIN_STATIONARY": "`stationary`", "CHAIN_SUM": "`sum`",
+    "CHAIN_HISTOGRAM": "`histogram`", "CHAIN_COUNT": "`count(S)`", "CHAIN_LIPSCHITZ": "`lipschitz(L)`",
 }
 
 # Whole expected-sets that read better as one phrase.
@@ -285,14 +289,6 @@ class _Builder(Transformer):
 
 def _norm_op(tok: Token) -> str:
     return {"≥": ">=", "≤": "<="}.get(str(tok), str(tok))
-
-
-def register_block_kind(keyword: str, start_rule: str, builder_mixin: type | None = None) -> None:
-    """Let another block kind (hmm, mdp, chain, ...) plug its rules in."""
-    START_RULES[keyword] = start_rule
-    if builder_mixin is not None and builder_mixin not in _TRANSFORMERS:
-        _TRANSFORMERS.append(builder_mixin)
-    _parser.cache_clear()
 
 
 # The cached parser's builder carries per-parse state (file, base), so one

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from dslc.diagnostics.model import Diagnostic, error
 from dslc.source import SourceFile, Span
 
-BLOCK_KEYWORDS = ("automaton", "mechanism", "hmm", "mdp", "chain")
+from dslc.kinds import KEYWORDS as BLOCK_KEYWORDS  # noqa: E402
 MAX_DEPTH = 200
 
 _KW = "|".join(BLOCK_KEYWORDS)

@@ -32,12 +32,6 @@ LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "n
 SRCROOT = "%SRCROOT%"
 
 
-def _load_codes() -> None:
-    """Codes of other backends are registered when their modules load."""
-    from dslc.commands.explain import _load_all
-    _load_all()
-
-
 def _default_level(code: str) -> str:
     if code.startswith("W"):
         return "warning"
@@ -100,7 +94,6 @@ def _text(d: Diagnostic) -> str:
 
 
 def sarif_log(files: list[FileResult]) -> dict:
-    _load_codes()
     registry = dict(sorted(codes.REGISTRY.items()))
     rules = [_rule(info) for info in registry.values()]
     index = {code: i for i, code in enumerate(registry)}

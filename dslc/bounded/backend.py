@@ -3,8 +3,6 @@
 Lower to the Markov IR (structural checks, E2xx), prove the symbolic
 obligations with z3 (E205/E206/E209/E218/E224), then check every protected
 pair with one SMT query per direction, or synthesise the `find` parameters.
-Importing this module registers the block kinds with the parser and the
-driver.
 """
 
 from __future__ import annotations
@@ -13,18 +11,15 @@ import time
 
 import z3
 
-from dslc.driver import register_backend
-from dslc.ir.lower_markov import lower_markov
-from dslc.ir.markov import MarkovModel, fmt
-from dslc.pufferfish import codes as _codes  # noqa: F401  (registers E2xx)
-from dslc.pufferfish.check import Outcome, check_exact, check_model, find_params
-from dslc.pufferfish.diagnose import (bound_text, eps_text, no_values_diagnostic, private_summary,
+from dslc.ir.lower_hmm import lower_markov
+from dslc.ir.hmm import MarkovModel, fmt
+from dslc.bounded.check import Outcome, check_exact, check_model, find_params
+from dslc.bounded.diagnose import (bound_text, eps_text, no_values_diagnostic, private_summary,
                                       unknown_diagnostic, violation_diagnostic)
-from dslc.pufferfish.syntax import MarkovBlock, MarkovBuilderMixin
-from dslc.pufferfish.validate import ValidationTimeout, prove_obligations
+from dslc.syntax.hmm import MarkovBlock
+from dslc.bounded.validate import ValidationTimeout, prove_obligations
 from dslc.results import BlockResult, Verdict
 from dslc.source import SourceFile
-from dslc.syntax.parser import register_block_kind
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -126,7 +121,3 @@ def _describe(model: MarkovModel, result: BlockResult) -> None:
         result.extra["parameters"] = {p: model.params[p].range_text() for p in model.symbolic_params}
 
 
-register_block_kind("hmm", "hmm_block", MarkovBuilderMixin)
-register_block_kind("mdp", "mdp_block", MarkovBuilderMixin)
-register_backend("hmm", check_markov_block)
-register_backend("mdp", check_markov_block)

@@ -32,9 +32,9 @@ from fractions import Fraction
 
 import z3
 
-from dslc.ir.markov import MarkovModel, NumericModel, Poly, SecretPair
-from dslc.pufferfish.exact import enumerate_check, exceeds, exp_bounds, explore_check
-from dslc.pufferfish.smt import Encoder, Query, make_solver, poly_to_z3, rv, z3_approx, z3_value
+from dslc.ir.hmm import MarkovModel, NumericModel, Poly, SecretPair
+from dslc.bounded.exact import enumerate_check, exceeds, exp_bounds, explore_check
+from dslc.bounded.smt import Encoder, Query, make_solver, poly_to_z3, rv, z3_approx, z3_value
 
 BOUND_LEVELS = (64, 256, 1024)     # bits of the rational bounds of e^ε, tried in turn
 ENUM_CONFIRM_LIMIT = 20000          # re-check a found parameter set by enumeration up to this many sequences

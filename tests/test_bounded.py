@@ -13,9 +13,9 @@ import pytest
 
 from dslc.cli import main
 from dslc.driver import _backend, check_source
-from dslc.ir.lower_markov import lower_markov
-from dslc.pufferfish import check as pcheck
-from dslc.pufferfish.exact import compare_with_exp, exp_bounds
+from dslc.ir.lower_hmm import lower_markov
+from dslc.bounded import check as pcheck
+from dslc.bounded.exact import compare_with_exp, exp_bounds
 from dslc.source import SourceFile
 from dslc.syntax.parser import parse_block
 from dslc.syntax.split import split_blocks

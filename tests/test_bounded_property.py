@@ -9,9 +9,9 @@ from fractions import Fraction as F
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dslc.ir.markov import Poly
-from dslc.pufferfish.check import check_model, enumerate_model, explore_model
-from tests.test_pufferfish import literal_private, load_model
+from dslc.ir.hmm import Poly
+from dslc.bounded.check import check_model, enumerate_model, explore_model
+from tests.test_bounded import literal_private, load_model
 
 
 def _row(draw, n: int, allow_zero: bool = True) -> list[F]:

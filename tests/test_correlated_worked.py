@@ -10,10 +10,10 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-from dslc.quilt import markov
-from dslc.quilt.influence import NodeTables
-from dslc.quilt.mqm import node_quilts, search_nodes
-from tests.test_quilt_reference import check_text, max_influence_ratio
+from dslc.ir import chain_structure as markov
+from dslc.correlated.influence import NodeTables
+from dslc.correlated.mqm import node_quilts, search_nodes
+from tests.test_correlated_reference import check_text, max_influence_ratio
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "chain_worked.dp"
@@ -31,7 +31,7 @@ def _calibration():
     return block, block.artifacts["calibration"]
 
 
-def test_quilts_of_x2_match_the_paper():
+def test_correlateds_of_x2_match_the_paper():
     block, cal = _calibration()
     rows = node_quilts(3, Fraction(10), 2, cal.node_tables, cal.distance_influence, reach=2)
     got = {q.describe(): (ratio, q.score) for q, ratio, exact in rows}

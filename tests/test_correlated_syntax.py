@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from tests.test_quilt_reference import check_text
+from tests.test_correlated_reference import check_text
 
 GOOD = """chain c {
     states = [0, 1]
@@ -153,7 +153,7 @@ def test_syntax_error_is_reported_not_raised():
 
 def test_explain_knows_the_codes():
     from dslc.diagnostics import codes as registry
-    import dslc.quilt.codes  # noqa: F401
+    import dslc.diagnostics.codes_chain  # noqa: F401
     for code in ("E240", "E245", "E251", "E262", "E266"):
         info = registry.lookup(code)
         assert info is not None and info.explanation

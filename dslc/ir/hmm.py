@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable
 
+from dslc.numbers import fmt_fraction
 from dslc.source import Span
 
 Monomial = tuple[tuple[str, int], ...]     # sorted (parameter, power) pairs
@@ -140,10 +141,7 @@ def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
     return tuple(sorted(powers.items()))
 
 
-def fmt(value: Fraction) -> str:
-    """An exact rational as `5/9` or `2`."""
-    value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+fmt = fmt_fraction
 
 
 # ------------------------------------------------------------------ model

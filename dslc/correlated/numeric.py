@@ -22,14 +22,13 @@ import math
 from decimal import ROUND_CEILING, Decimal, localcontext
 from fractions import Fraction
 
+from dslc.numbers import fmt_fraction
+
 U = 2.0 ** -52
 INF = math.inf
 
 
-def fmt_q(q: Fraction | int) -> str:
-    """Exact rational as text: `1`, `5/9`, `-1/2`."""
-    q = Fraction(q)
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+fmt_q = fmt_fraction
 
 
 def log_ratio(n: int | Fraction, m: int | Fraction) -> tuple[float, float]:

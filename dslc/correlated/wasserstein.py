@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dslc.ir.chain import ChainIR
-from dslc.quilt import markov
+from dslc.ir import chain_structure as markov
 
 BUDGET = 2_000_000
 

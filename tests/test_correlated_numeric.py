@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dslc.quilt import influence, markov
-from dslc.quilt.numeric import fmt_up, log_ratio, score
-from dslc.quilt.wasserstein import _w_inf_scaled, w_inf
-from tests import test_quilt_reference as ref
+from dslc.correlated import influence
+from dslc.ir import chain_structure as markov
+from dslc.correlated.numeric import fmt_up, log_ratio, score
+from dslc.correlated.wasserstein import _w_inf_scaled, w_inf
+from tests import test_correlated_reference as ref
 
 getcontext().prec = 60
 

@@ -15,8 +15,8 @@ import time
 import z3
 
 from dslc.diagnostics.model import Diagnostic, error
-from dslc.ir.markov import MarkovModel, Obligation, fmt
-from dslc.pufferfish.smt import poly_to_z3, rv, z3_approx, z3_value
+from dslc.ir.hmm import MarkovModel, Obligation, fmt
+from dslc.bounded.smt import poly_to_z3, rv, z3_approx, z3_value
 
 CODES = {"sum-one": "E205", "nonneg": "E206", "positive": "E209"}
 

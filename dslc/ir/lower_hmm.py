@@ -15,9 +15,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, error
-from dslc.ir.markov import (Constraint, Epsilon, MarkovModel, Obligation, ParamDecl, Poly, Secret,
+from dslc.ir.hmm import (Constraint, Epsilon, MarkovModel, Obligation, ParamDecl, Poly, Secret,
                             SecretPair, fmt)
-from dslc.pufferfish import syntax as ms
+from dslc.syntax import hmm as ms
 from dslc.source import Span
 from dslc.syntax import ast
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from dslc.diagnostics.model import DiagnosticError, error
 from dslc.ir.chain import ChainIR
-from dslc.quilt.numeric import fmt_q
+from dslc.numbers import fmt_fraction as fmt_q
 from dslc.source import SourceFile
 
 

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dslc.ir.markov import NumericModel
+from dslc.ir.hmm import NumericModel
 
 
 def exp_bounds(x: Fraction, bits: int = 64) -> tuple[Fraction, Fraction]:

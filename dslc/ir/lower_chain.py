@@ -10,9 +10,9 @@ from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, error
 from dslc.ir.chain import ChainIR, ChainModel, ChainQuery, ChainState
-from dslc.quilt import markov
-from dslc.quilt.numeric import fmt_q
-from dslc.quilt.syntax import ChainBlock, ChainList, ChainMatrix, ChainQueryKind, ChainSetting
+from dslc.ir import chain_structure as markov
+from dslc.numbers import fmt_fraction as fmt_q
+from dslc.syntax.chain import ChainBlock, ChainList, ChainMatrix, ChainQueryKind, ChainSetting
 from dslc.source import Span
 from dslc.syntax import ast
 

@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import z3
 
-from dslc.ir.markov import MarkovModel, NumericModel, Poly
+from dslc.ir.hmm import MarkovModel, NumericModel, Poly
 
 
 def rv(value: Fraction, ctx: z3.Context) -> z3.ArithRef:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dslc.quilt import release as rel
-from tests.test_quilt_reference import check_text
+from dslc.correlated import release as rel
+from tests.test_correlated_reference import check_text
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKED = ROOT / "examples" / "chain_worked.dp"

@@ -6,8 +6,8 @@ import math
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, error
-from dslc.ir.markov import MarkovModel, fmt
-from dslc.pufferfish.check import Outcome, Violation
+from dslc.ir.hmm import MarkovModel, fmt
+from dslc.bounded.check import Outcome, Violation
 
 
 def bound_text(model: MarkovModel) -> str:

@@ -1,5 +1,5 @@
 """Property tests: the Markov Quilt and Wasserstein computations against the
-literal definitions (tests/test_quilt_reference.py, which enumerates every
+literal definitions (tests/test_correlated_reference.py, which enumerates every
 sequence of short chains)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from dslc.quilt import calibrate as calmod
-from dslc.quilt import markov
-from dslc.quilt.influence import EigenGap
-from tests import test_quilt_reference as ref
+from dslc.correlated import calibrate as calmod
+from dslc.ir import chain_structure as markov
+from dslc.correlated.influence import EigenGap
+from tests import test_correlated_reference as ref
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -5,21 +5,13 @@ calibrated noise, which is ε-Pufferfish private for the declared Θ."""
 
 from __future__ import annotations
 
-from dslc.driver import register_backend
-from dslc.quilt import codes as _codes  # noqa: F401  (registers E240–E279)
-from dslc.quilt.calibrate import calibrate
-from dslc.quilt.lower import lower_chain
-from dslc.quilt.numeric import fmt_q
-from dslc.quilt.syntax import ChainBuilder, ChainBlock
+from dslc.correlated.calibrate import calibrate
+from dslc.ir.lower_chain import lower_chain
+from dslc.numbers import fmt_fraction as fmt_q
+from dslc.syntax.chain import ChainBlock
 from dslc.results import BlockResult, Verdict
 from dslc.source import SourceFile
-from dslc.syntax import parser as _parser
 
-_parser.register_block_kind("chain", "chain_block", ChainBuilder)
-for _tok, _words in {"LSQB": "`[`", "RSQB": "`]`", "CHAIN_STATIONARY": "`stationary`",
-                     "CHAIN_SUM": "`sum`", "CHAIN_HISTOGRAM": "`histogram`",
-                     "CHAIN_COUNT": "`count(S)`", "CHAIN_LIPSCHITZ": "`lipschitz(L)`"}.items():
-    _parser.TOKEN_WORDS.setdefault(_tok, _words)
 
 
 def check_chain_block(block: ChainBlock, source: SourceFile, options: dict | None = None) -> BlockResult:
@@ -48,5 +40,3 @@ def _title(key: str) -> str:
             "wasserstein": "Wasserstein mechanism",
             "group_dp": "group differential privacy"}.get(key, key)
 
-
-register_backend("chain", check_chain_block)

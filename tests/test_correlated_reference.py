@@ -142,5 +142,5 @@ def chain_text(models, T, eps, k, query="sum", extra="", name="c"):
 
 
 def check_text(text: str, path: str = "test.dp"):
-    import dslc.quilt.backend  # noqa: F401
+    import dslc.correlated.backend  # noqa: F401
     return check_source(SourceFile(path, text))

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from tests.test_quilt_reference import check_text
+from tests.test_correlated_reference import check_text
 
 GRID = [F(1, 100), F(1, 10), F(1, 5), F(1, 2), F(4, 5), F(19, 20)]
 FAST = {F(1, 5), F(1, 2), F(4, 5)}

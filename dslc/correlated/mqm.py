@@ -25,8 +25,8 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from dslc.quilt.influence import NEG, EigenGap, ModelTables, NodeTables, _add
-from dslc.quilt.numeric import INF, score
+from dslc.correlated.influence import NEG, EigenGap, ModelTables, NodeTables, _add
+from dslc.correlated.numeric import INF, score
 
 DENSE = 256            # search every distance up to this; geometric steps beyond
 GEOMETRIC = 1.03
@@ -482,6 +482,6 @@ def _node_ratio(nodes: list[NodeTables], i: int, a: int, b: int) -> Fraction | N
 
 
 def _log_up(r: Fraction) -> float:
-    from dslc.quilt.numeric import log_ratio
+    from dslc.correlated.numeric import log_ratio
     v, err = log_ratio(r.numerator, r.denominator)
     return max(0.0, v + err)

@@ -11,7 +11,7 @@ over states x, x′ of positive probability at node i.  Given X_i the two
 sides are independent, so the supremum factors into a *backward* ratio
 max_u P(X_{i−a}=u | X_i=x)/P(X_{i−a}=u | X_i=x′) and a *forward* ratio
 max_v P^b(x,v)/P^b(x′,v); both are exact rationals computed from integer
-matrix powers, and the log is taken at the end (dslc.quilt.numeric).
+matrix powers, and the log is taken at the end (dslc.correlated.numeric).
 
 Three ways to get the backward ratio, by how much the marginal p_i of X_i
 is known (P(X_{i−a}=u | X_i=x) = p_{i−a}(u) P^a(u,x) / p_i(x)):
@@ -37,8 +37,8 @@ import math
 from fractions import Fraction
 
 from dslc.ir.chain import ChainModel
-from dslc.quilt import markov
-from dslc.quilt.numeric import INF, U, log_ratio, log_ratio_float
+from dslc.ir import chain_structure as markov
+from dslc.correlated.numeric import INF, U, log_ratio, log_ratio_float
 
 NEG = -INF
 BIT_LIMIT = 20_000          # exact integer powers while entries have at most this many bits

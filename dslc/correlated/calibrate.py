@@ -7,7 +7,7 @@ mechanism, which one to use, and why.
     Wasserstein         W/ε                           exact rational
 
 Scales that involve a logarithm are floats rounded *up* to 6 significant
-digits (dslc.quilt.numeric); the printed value is the one `dslc release`
+digits (dslc.correlated.numeric); the printed value is the one `dslc release`
 uses.  Nothing here prints.
 """
 
@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.ir.chain import ChainIR
-from dslc.quilt import wasserstein as wmod
-from dslc.quilt.influence import EigenGap, ModelTables, NodeTables
-from dslc.quilt.mqm import (DistanceInfluence, SearchResult, _node_ratio, search_distances,
+from dslc.correlated import wasserstein as wmod
+from dslc.correlated.influence import EigenGap, ModelTables, NodeTables
+from dslc.correlated.mqm import (DistanceInfluence, SearchResult, _node_ratio, search_distances,
                             search_nodes)
-from dslc.quilt.numeric import U, fmt_float, fmt_q, fmt_up
+from dslc.correlated.numeric import U, fmt_float, fmt_q, fmt_up
 
 PER_NODE_MAX_T = 100      # exact per-node max-influences up to this length (non-stationary Θ)
 

@@ -1,0 +1,44 @@
+"""The block kinds of `.dp`, in one static table.
+
+Every kind names its grammar start rule (``grammar/dp.lark``), the module and
+function that checks a parsed block of that kind (lowering, semantic checks,
+analysis and diagnostics: see docs/architecture.md), and its family of
+analyses.  Nothing registers itself by being imported: adding a block kind
+means adding a row here, a rule to the grammar and a backend function.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class BlockKind:
+    keyword: str
+    start_rule: str          # the grammar's start rule for a block of this kind
+    backend: str             # "module:function" that checks a parsed block
+    family: str              # dipa | bounded | correlated
+    title: str               # what the block is, in words
+
+    def load_backend(self) -> Callable:
+        module, _, function = self.backend.partition(":")
+        return getattr(importlib.import_module(module), function)
+
+
+KINDS: dict[str, BlockKind] = {k.keyword: k for k in (
+    BlockKind("automaton", "automaton_block", "dslc.dipa.backend:check_dipa_block", "dipa",
+              "a DiP automaton"),
+    BlockKind("mechanism", "mechanism_block", "dslc.dipa.backend:check_dipa_block", "dipa",
+              "a mechanism program, lowered to a DiP automaton"),
+    BlockKind("hmm", "hmm_block", "dslc.bounded.backend:check_markov_block", "bounded",
+              "a hidden Markov model, checked for Pufferfish privacy up to a horizon"),
+    BlockKind("mdp", "mdp_block", "dslc.bounded.backend:check_markov_block", "bounded",
+              "a Markov decision process, checked for Pufferfish privacy up to a horizon"),
+    BlockKind("chain", "chain_block", "dslc.correlated.backend:check_chain_block", "correlated",
+              "a Markov chain of correlated data, calibrated for Pufferfish privacy"),
+)}
+
+KEYWORDS: tuple[str, ...] = tuple(KINDS)
+START_RULES: dict[str, str] = {k.keyword: k.start_rule for k in KINDS.values()}
