@@ -1,0 +1,526 @@
+"""DiPAut's `.dipa` format, single-variable subset: reader and writer.
+
+DiPAut (https://github.com/bhusalb/DiPAut, MIT) is the tool of the DiPA
+authors.  Its input language has one state per line:
+
+    (q1:non-input,1/4,0): x:= insample; output oinput; goto q2
+    (q2,1/2,0, 1/2,0): if (insample <= x) then output obot; goto q2 elseif (insample >= x) then output insampleprime; goto q3
+
+This module reads that language into our IR (:class:`dslc.ir.dipa.DiPA`) and
+writes our IR back as `.dipa` text, for the corpus test
+(tests/test_dipaut_corpus.py) and the differential test
+(benchmarks/bench_dipaut.py).  It is our own code, written from DiPAut's
+parser and checker (core/tokenizer.py, core/parser.py,
+builders/graph_builder.py, builders/component_graph_builder.py at commit
+c25fe4df68f471ed6bb359388098df044b11dd84), whose meaning it follows:
+
+- A state is `(qN, d, μ)` or `(qN, d, μ, d′, μ′)`; numbers are `N` or `N/M`
+  (no sign, no decimals).  States are input states unless written
+  `qN:non-input`.  Without d′, μ′ a state may not output `insampleprime`
+  (DiPAut raises "Unable to find d' and mean'"); we then take d′ = μ′ = 0.
+- State `qN` is vertex N-1 of DiPAut's graph and `q1` is the initial state,
+  wherever its line stands.  The vertices are q1..qK with K the number of
+  distinct states named (defined or only used as a `goto` target), so the
+  numbering must have no gaps.  A state that is only a `goto` target has no
+  transitions and no parameters: a terminal state.
+- A statement without `if` is one transition with guard `true`.
+  `if (c1) then S1 elseif (c2) then S2 ...` is one transition per branch.
+  A state with a single guarded branch has that transition only (δ is
+  partial: on the other outcome the run stops).
+- Guards: DiPAut files a comparison under its first character:
+  `insample > x` and `insample >= x` mean the paper's `insample >= x` (G);
+  `insample < x` and `insample <= x` mean `insample < x` (L).  They differ
+  only on an event of probability 0.
+- `x:= insample;` before the output makes the transition an assignment
+  transition.  Outputs are `oNAME` (a symbol), `insample`, `insampleprime`
+  (our insample′).
+- Each line is parsed on its own; a blank line is a parse error in DiPAut.
+
+DiPAut decides *generalised* DiPAs (several stored variables, parallel
+assignments `a:= insample, b:= insample`, conjunctions `&&`).  Files outside
+the single-variable model of the LICS 2021 paper raise :class:`OutsideModel`
+with the reason, and so do files that break Definition 3 (DiPAut does not
+check it) -- with one exception that DiPAut's corpus uses and our checker is
+about to accept: the initial transition may output `insample` (or
+`insample′`), see :attr:`Converted.initial_real_output`.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, OutKind, State, Transition,
+                          fmt_fraction, fmt_rate, symbol)
+
+
+class DipautSyntaxError(ValueError):
+    """The text is not in DiPAut's language (DiPAut itself would fail on it)."""
+
+
+class OutsideModel(ValueError):
+    """A valid `.dipa` file outside the single-variable DiPA model (or Definition 3)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+# ---------------------------------------------------------------- tokenizer
+# DiPAut's lexer (ply): function rules first in definition order (non-input,
+# q-names, o-names, other names with reserved words), then string rules by
+# decreasing length.
+_RESERVED = {"if": "IF", "then": "THEN", "elseif": "ELSEIF", "insample": "INSAMPLE",
+             "insampleprime": "INSAMPLEPRIME", "goto": "GOTO", "Lap": "LAP", "output": "OUTPUT"}
+_TOKEN = re.compile(r"""
+    (?P<NONINPUT>non-input)
+  | (?P<SID>q[a-zA-Z_0-9]*)
+  | (?P<OID>o[a-zA-Z_0-9]*)
+  | (?P<VARIABLE>[a-zA-Z_][a-zA-Z0-9_]*)
+  | (?P<COLONEQ>:=) | (?P<LESSEQUAL><=) | (?P<GREATEREQUAL>>=) | (?P<AND>&&)
+  | (?P<NUMBER>[0-9]+)
+  | (?P<LPAREN>\() | (?P<RPAREN>\)) | (?P<LESS><) | (?P<GREATER>>) | (?P<COLON>:)
+  | (?P<SEMICOLON>;) | (?P<COMMA>,) | (?P<SLASH>/)
+  | (?P<WS>[ \t\r]+)
+""", re.VERBOSE)
+
+
+def _tokens(line: str) -> list[tuple[str, str]]:
+    out = []
+    pos = 0
+    while pos < len(line):
+        m = _TOKEN.match(line, pos)
+        if m is None:
+            raise DipautSyntaxError(f"illegal character {line[pos]!r} in {line!r}")
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "WS":
+            continue
+        text = m.group()
+        if kind in ("SID", "OID", "VARIABLE"):
+            kind = _RESERVED.get(text, kind)
+        out.append((kind, text))
+    return out
+
+
+# ---------------------------------------------------------------- parse tree
+@dataclass
+class Branch:
+    comparisons: list[tuple[str, str]]    # (operator, variable); empty: guard true
+    assigns: list[str]                    # variables set to insample
+    output: str                           # oNAME | insample | insampleprime
+    target: int                           # state number (q3 -> 3)
+
+
+@dataclass
+class StateLine:
+    number: int
+    non_input: bool
+    d: Fraction
+    mu: Fraction
+    d_prime: Fraction | None
+    mu_prime: Fraction | None
+    branches: list[Branch]
+    guarded: bool                         # written with `if`
+
+
+@dataclass
+class Program:
+    states: dict[int, StateLine] = field(default_factory=dict)
+
+    @property
+    def numbers(self) -> set[int]:
+        """Every state named: defined or used as a target."""
+        out = set(self.states)
+        for s in self.states.values():
+            out.update(b.target for b in s.branches)
+        return out
+
+    @property
+    def variables(self) -> set[str]:
+        out: set[str] = set()
+        for s in self.states.values():
+            for b in s.branches:
+                out.update(b.assigns)
+                out.update(v for _, v in b.comparisons)
+        return out
+
+
+class _Parser:
+    def __init__(self, toks: list[tuple[str, str]], line: str):
+        self.toks = toks
+        self.i = 0
+        self.line = line
+
+    def peek(self, k: int = 0) -> str | None:
+        j = self.i + k
+        return self.toks[j][0] if j < len(self.toks) else None
+
+    def take(self, *kinds: str) -> str:
+        kind = self.peek()
+        if kind not in kinds:
+            got = self.toks[self.i][1] if kind else "end of line"
+            raise DipautSyntaxError(f"expected {' or '.join(kinds)}, found {got!r} in {self.line!r}")
+        self.i += 1
+        return self.toks[self.i - 1][1]
+
+    def number(self) -> Fraction:
+        if self.peek() == "LAP":
+            raise DipautSyntaxError(f"`Lap(...)` as a parameter is not supported in {self.line!r}")
+        n = self.take("NUMBER")
+        if self.peek() == "SLASH":
+            self.take("SLASH")
+            m = self.take("NUMBER")
+            if int(m) == 0:
+                raise DipautSyntaxError(f"division by zero in {self.line!r}")
+            return Fraction(int(n), int(m))
+        return Fraction(int(n))
+
+    def state_number(self) -> int:
+        name = self.take("SID")
+        if not re.fullmatch(r"q[0-9]+", name) or int(name[1:]) < 1:
+            raise DipautSyntaxError(f"state names are q1, q2, ... (DiPAut reads the number): {name!r}")
+        return int(name[1:])
+
+    def statement_line(self) -> StateLine:
+        self.take("LPAREN")
+        number = self.state_number()
+        non_input = False
+        if self.peek() == "COLON":
+            self.take("COLON")
+            self.take("NONINPUT")
+            non_input = True
+        self.take("COMMA")
+        d = self.number()
+        self.take("COMMA")
+        mu = self.number()
+        d_prime = mu_prime = None
+        if self.peek() == "COMMA":
+            self.take("COMMA")
+            d_prime = self.number()
+            self.take("COMMA")
+            mu_prime = self.number()
+        self.take("RPAREN")
+        self.take("COLON")
+        branches: list[Branch] = []
+        guarded = self.peek() == "IF"
+        if guarded:
+            self.take("IF")
+            branches.append(self.guarded_branch())
+            while self.peek() == "ELSEIF":
+                self.take("ELSEIF")
+                branches.append(self.guarded_branch())
+        else:
+            branches.append(self.bstatement([]))
+        if self.peek() is not None:
+            raise DipautSyntaxError(f"unexpected {self.toks[self.i][1]!r} in {self.line!r}")
+        has_prime = d_prime is not None
+        for b in branches:
+            if b.output == "insampleprime" and not has_prime:
+                raise DipautSyntaxError(f"q{number} outputs insampleprime but has no d', mu' "
+                                        "(DiPAut: \"Unable to find d' and mean'\")")
+        return StateLine(number, non_input, d, mu, d_prime, mu_prime, branches, guarded)
+
+    def guarded_branch(self) -> Branch:
+        self.take("LPAREN")
+        comparisons = [self.comparison()]
+        while self.peek() == "AND":
+            self.take("AND")
+            comparisons.append(self.comparison())
+        self.take("RPAREN")
+        self.take("THEN")
+        return self.bstatement(comparisons)
+
+    def comparison(self) -> tuple[str, str]:
+        self.take("INSAMPLE")
+        op = self.take("GREATEREQUAL", "LESSEQUAL", "LESS", "GREATER")
+        var = self.take("VARIABLE")
+        return op, var
+
+    def bstatement(self, comparisons) -> Branch:
+        assigns: list[str] = []
+        if self.peek() == "VARIABLE":
+            while True:
+                assigns.append(self.take("VARIABLE"))
+                self.take("COLONEQ")
+                self.take("INSAMPLE")
+                if self.peek() != "COMMA":
+                    break
+                self.take("COMMA")
+            self.take("SEMICOLON")
+        self.take("OUTPUT")
+        out = self.take("OID", "INSAMPLE", "INSAMPLEPRIME")
+        self.take("SEMICOLON")
+        self.take("GOTO")
+        target = self.state_number()
+        return Branch(comparisons, assigns, out, target)
+
+
+def parse(text: str) -> Program:
+    """Read a `.dipa` file (DiPAut's language, any number of variables)."""
+    prog = Program()
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()                       # the final newline
+    assigned_so_far: set[str] = set()
+    for line in lines:
+        toks = _tokens(line)
+        if not toks:
+            raise DipautSyntaxError("blank line (DiPAut fails on it)")
+        s = _Parser(toks, line).statement_line()
+        if s.number in prog.states:
+            raise DipautSyntaxError(f"duplicate state q{s.number}")
+        # DiPAut parses line by line and knows a variable once a line assigned it
+        for b in s.branches:                # in text order: a branch's comparison is read
+            for _, var in b.comparisons:        # before its own assignment
+                if var not in assigned_so_far:
+                    raise DipautSyntaxError(f"q{s.number} compares with {var!r} before a line "
+                                            "assigns it (DiPAut: Undefined variable)")
+            assigned_so_far.update(b.assigns)
+        prog.states[s.number] = s
+    if 1 not in prog.states:
+        raise DipautSyntaxError("no line for the initial state q1")
+    numbers = prog.numbers
+    if numbers != set(range(1, len(numbers) + 1)):
+        missing = sorted(set(range(1, max(numbers) + 1)) - numbers)
+        raise DipautSyntaxError(f"states must be numbered q1..qK without gaps (DiPAut maps qN to "
+                                f"vertex N-1); missing: {', '.join(f'q{n}' for n in missing)}")
+    return prog
+
+
+# ---------------------------------------------------------------- to our IR
+_GUARD = {">=": Guard.GE, ">": Guard.GE, "<": Guard.LT, "<=": Guard.LT}
+
+
+@dataclass
+class Converted:
+    dipa: DiPA
+    variable: str | None                 # the one stored variable
+    initial_real_output: bool            # the initial transition outputs insample/insample′
+
+
+def _output(name: str):
+    if name == "insample":
+        return OUT_INSAMPLE
+    if name == "insampleprime":
+        return OUT_INSAMPLE_PRIME
+    return symbol(name)
+
+
+def to_dipa(text: str | Program, name: str = "dipaut") -> Converted:
+    """The single-variable DiPA a `.dipa` file describes.
+
+    Raises :class:`DipautSyntaxError` for text DiPAut cannot read and
+    :class:`OutsideModel` (with ``.reason``) for files outside the model."""
+    prog = parse(text) if isinstance(text, str) else text
+    variables = sorted(prog.variables)
+    general = []
+    if len(variables) > 1:
+        general.append(f"{len(variables)} stored variables ({', '.join(variables)})")
+    conj = sorted({s.number for s in prog.states.values() for b in s.branches if len(b.comparisons) > 1})
+    if conj:
+        general.append("conjunctions `&&` in " + ", ".join(f"q{k}" for k in conj))
+    par = sorted({s.number for s in prog.states.values() for b in s.branches if len(b.assigns) > 1})
+    if par:
+        general.append("parallel assignments in " + ", ".join(f"q{k}" for k in par))
+    if general:
+        raise OutsideModel("a generalised DiPA: " + "; ".join(general))
+    var = variables[0] if variables else None
+
+    n = len(prog.numbers)
+    dipa = DiPA(name)
+    zero = Fraction(0)
+    for k in range(1, n + 1):
+        s = prog.states.get(k)
+        if s is None:                     # only a goto target: terminal, no parameters
+            dipa.add_state(State(f"q{k}", True, zero, zero, zero, zero))
+        else:
+            dipa.add_state(State(f"q{k}", not s.non_input, s.d, s.mu,
+                                 s.d_prime if s.d_prime is not None else zero,
+                                 s.mu_prime if s.mu_prime is not None else zero))
+    for k in sorted(prog.states):
+        s = prog.states[k]
+        seen: dict[Guard, Branch] = {}
+        for b in s.branches:
+            guard = _GUARD[b.comparisons[0][0]] if b.comparisons else Guard.TRUE
+            if guard in seen:
+                raise OutsideModel(f"q{k} has two branches with guard `{guard.value}` "
+                                   f"({seen[guard].comparisons[0][0]} and {b.comparisons[0][0]}): "
+                                   "Definition 3, determinism")
+            seen[guard] = b
+            dipa.add_transition(Transition(k - 1, guard, b.target - 1, _output(b.output), bool(b.assigns)))
+        if s.non_input and s.guarded:
+            raise OutsideModel(f"non-input state q{k} compares with {var}: Definition 3, "
+                               "non-input transitions")
+        if Guard.GE in seen and Guard.LT in seen:
+            o1, o2 = seen[Guard.GE].output, seen[Guard.LT].output
+            if o1 == o2:
+                raise OutsideModel(f"both branches of q{k} output {o1}: Definition 3, output distinction")
+            if not o1.startswith("o") and not o2.startswith("o"):
+                raise OutsideModel(f"both branches of q{k} output real values ({o1}, {o2}): "
+                                   "Definition 3, output distinction")
+    init = prog.states[1]
+    if init.guarded or len(init.branches) != 1 or not init.branches[0].assigns:
+        raise OutsideModel("the initial state q1 must have one transition, guard true, that stores: "
+                           "Definition 3, initialization")
+    initial_real = not init.branches[0].output.startswith("o")
+    return Converted(dipa, var, initial_real)
+
+
+# ---------------------------------------------------------------- writers
+def to_dp_text(dipa: DiPA) -> str:
+    """The automaton as a `.dp` `automaton` block (our language)."""
+    lines = [f"automaton {dipa.name} {{"]
+    out = dipa.out_edges()
+    for q, s in enumerate(dipa.states):
+        head = (f"    state {s.name} {'input' if s.is_input else 'noinput'} "
+                f"Lap({fmt_rate(s.d)}, {fmt_fraction(s.mu)})")
+        if s.d_prime or any(dipa.transitions[e].output.kind is OutKind.INSAMPLE_PRIME for e in out[q]):
+            head += f", Lap'({fmt_rate(s.d_prime)}, {fmt_fraction(s.mu_prime)})"
+        body = []
+        for e in out[q]:
+            t = dipa.transitions[e]
+            g = {Guard.TRUE: "true", Guard.GE: "insample >= x", Guard.LT: "insample < x"}[t.guard]
+            o = "" if t.output.kind is OutKind.SYMBOL and t.output.symbol is None else f" output {t.output}"
+            body.append(f"{g} -> {dipa.states[t.target].name}{o}{' store' if t.store else ''}")
+        lines.append(head + " { " + "; ".join(body) + " }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _number(q: Fraction) -> str:
+    q = Fraction(q)
+    if q < 0:
+        raise ValueError(f"DiPAut's language has no negative numbers: {q}")
+    return fmt_fraction(q)
+
+
+def reachable_part(dipa: DiPA) -> DiPA:
+    """The states reachable from the initial one, the initial state first, the
+    others in breadth-first order (so every state but q1 is a `goto` target)."""
+    out = dipa.out_edges()
+    order = [dipa.initial]
+    index = {dipa.initial: 0}
+    k = 0
+    while k < len(order):
+        for e in out[order[k]]:
+            w = dipa.transitions[e].target
+            if w not in index:
+                index[w] = len(order)
+                order.append(w)
+        k += 1
+    new = DiPA(dipa.name)
+    for q in order:
+        s = dipa.states[q]
+        new.add_state(State(s.name, s.is_input, s.d, s.mu, s.d_prime, s.mu_prime))
+    for q in order:
+        for e in out[q]:
+            t = dipa.transitions[e]
+            new.add_transition(Transition(index[q], t.guard, index[t.target], t.output, t.store))
+    return new
+
+
+def from_dipa(dipa: DiPA) -> str:
+    """Our IR as `.dipa` text for DiPAut.
+
+    Only the reachable part is written (DiPAut numbers vertices by name and
+    has no way to declare a state without transitions), as q1..qK with the
+    initial state q1.  Symbols become `o`-names, the silent output `osilent`.
+    Reachable states without transitions become `goto` targets only."""
+    dipa = reachable_part(dipa)
+    names: dict[str | None, str] = {}
+    used: set[str] = set()
+
+    def sym(s: str | None) -> str:
+        if s not in names:
+            base = {None: "silent", "⊤": "top", "⊥": "bot"}.get(s)
+            if base is None:
+                base = re.sub(r"[^A-Za-z0-9_]", "_", s) or "sym"
+            cand = "o" + base
+            i = 1
+            while cand in used or cand == "output":
+                i += 1
+                cand = f"o{base}{i}"
+            used.add(cand)
+            names[s] = cand
+        return names[s]
+
+    out = dipa.out_edges()
+    lines = []
+    for q, s in enumerate(dipa.states):
+        if not out[q]:
+            continue
+        kind = "" if s.is_input else ":non-input"
+        params = f"{_number(s.d)},{_number(s.mu)}"
+        if any(dipa.transitions[e].output.kind is OutKind.INSAMPLE_PRIME for e in out[q]) or s.d_prime:
+            params += f",{_number(s.d_prime)},{_number(s.mu_prime)}"
+        parts = []
+        for e in out[q]:
+            t = dipa.transitions[e]
+            o = {OutKind.INSAMPLE: "insample", OutKind.INSAMPLE_PRIME: "insampleprime"}.get(t.output.kind)
+            if o is None:
+                o = sym(t.output.symbol)
+            stmt = ("x:= insample; " if t.store else "") + f"output {o}; goto q{t.target + 1}"
+            if t.guard is Guard.TRUE:
+                parts.append(stmt)
+            else:
+                op = ">=" if t.guard is Guard.GE else "<"
+                parts.append(f"(insample {op} x) then {stmt}")
+        if dipa.transitions[out[q][0]].guard is Guard.TRUE:
+            if len(parts) != 1:
+                raise ValueError(f"{s.name}: a `true` transition must be the only one")
+            body = parts[0]
+        else:
+            body = "if " + " elseif ".join(parts)
+        lines.append(f"(q{q + 1}{kind},{params}): {body}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- random automata
+def random_dipa(rng: random.Random, profile: str, max_states: int = 8):
+    """A random DiPA after tests/dipa_strategies.py (profiles "normal", "private", "dense"),
+    with non-negative means (DiPAut's language has no signs) and a bias towards the next
+    state (so that more of it is reachable); "initreal": the initial transition outputs
+    insample (or insample′) as in DiPAut's example 23."""
+    rates = [Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2, 9), Fraction(1, 3)]
+    symbols = [symbol("⊤"), symbol("⊥"), symbol("a")]
+    outputs = symbols + [OUT_INSAMPLE, OUT_INSAMPLE_PRIME]
+    dense = profile == "dense"
+    private = profile == "private"
+    n = rng.randint(2 if dense else 1, 5 if dense else max_states)
+    dipa = DiPA("random")
+    for i in range(n):
+        dipa.add_state(State(f"q{i}", rng.random() < 0.5, rng.choice(rates), Fraction(rng.randint(0, 2)),
+                             rng.choice(rates), Fraction(rng.randint(0, 2))))
+    store_p = 0.15 if private else 0.5 if dense else 0.4
+    real_p = 0.1 if private else 0.6 if dense else 0.3
+
+    def out():
+        return rng.choice(outputs) if rng.random() < real_p else rng.choice(symbols)
+    for q in range(n):
+        state = dipa.states[q]
+        # half of the first targets go to the next state, so that most states are reachable
+        target = q + 1 if q + 1 < n and rng.random() < 0.5 else rng.randrange(n)
+        if q == 0:
+            o = rng.choice([OUT_INSAMPLE, OUT_INSAMPLE, OUT_INSAMPLE_PRIME]) if profile == "initreal" \
+                else rng.choice(symbols)
+            dipa.add_transition(Transition(0, Guard.TRUE, target, o, True))
+            continue
+        if not state.is_input:
+            if rng.random() < 0.5:
+                dipa.add_transition(Transition(q, Guard.TRUE, target, out(), rng.random() < store_p))
+            continue
+        shape = rng.choice(["none", "true", "ge", "lt", "both", "both"])
+        if shape == "true":
+            dipa.add_transition(Transition(q, Guard.TRUE, target, out(), rng.random() < store_p))
+        elif shape in ("ge", "lt"):
+            g = Guard.GE if shape == "ge" else Guard.LT
+            dipa.add_transition(Transition(q, g, target, out(), rng.random() < store_p))
+        elif shape == "both":
+            o1 = out()
+            o2 = rng.choice([o for o in outputs if o != o1 and not (o.is_real and o1.is_real)])
+            dipa.add_transition(Transition(q, Guard.GE, target, o1, rng.random() < store_p))
+            dipa.add_transition(Transition(q, Guard.LT, rng.randrange(n), o2, rng.random() < store_p))
+    return dipa
