@@ -468,7 +468,10 @@ def shapes():
 
 def _ours_inprocess(dp_text: str) -> tuple[float, str, str | None]:
     import gc
-    from dslc.pipeline import check_source
+    try:
+        from dslc.pipeline import check_source
+    except ImportError:                            # before the pipeline moved out of dslc.driver
+        from dslc.driver import check_source
     from dslc.source import SourceFile
     gc.disable()
     t0 = time.perf_counter()
