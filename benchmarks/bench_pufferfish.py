@@ -34,7 +34,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dslc.driver import _backend  # noqa: E402
 from dslc.ir.lower_hmm import lower_markov  # noqa: E402
 from dslc.ir.hmm import MarkovModel  # noqa: E402
 from dslc.bounded.check import check_model, enumerate_model, explore_model  # noqa: E402
@@ -44,7 +43,6 @@ from dslc.syntax.split import split_blocks  # noqa: E402
 
 
 def load(text: str, name: str) -> MarkovModel:
-    _backend("hmm")
     src = SourceFile(f"<{name}>", text)
     chunks, _ = split_blocks(src)
     chunk = next(c for c in chunks if c.name == name)

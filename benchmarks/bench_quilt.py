@@ -17,7 +17,7 @@ import sys
 import time
 from fractions import Fraction
 
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 from dslc.source import SourceFile
 
 CHAINS = {

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("dslc: interrupted", file=sys.stderr)
-        return 2
+        return 130
     except BrokenPipeError:
         try:
             sys.stdout = open(os.devnull, "w")

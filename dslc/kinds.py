@@ -1,8 +1,9 @@
 """The block kinds of `.dp`, in one static table.
 
-Every kind names its grammar start rule (``grammar/dp.lark``), the module and
-function that checks a parsed block of that kind (lowering, semantic checks,
-analysis and diagnostics: see docs/architecture.md), and its family of
+Every kind names its grammar start rule (``grammar/dp.lark``), the backend
+module that takes a parsed block of that kind through the phases (``lower``:
+IR and semantic checks; ``analyse``: the verdict's data; ``report``: the
+block's result and diagnostics — see docs/architecture.md), and its family of
 analyses.  Nothing registers itself by being imported: adding a block kind
 means adding a row here, a rule to the grammar and a backend function.
 """
@@ -11,32 +12,32 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable
+from types import ModuleType
 
 
 @dataclass(frozen=True)
 class BlockKind:
     keyword: str
     start_rule: str          # the grammar's start rule for a block of this kind
-    backend: str             # "module:function" that checks a parsed block
+    backend: str             # the module with the phases `lower`, `analyse`, `report`
     family: str              # dipa | bounded | correlated
     title: str               # what the block is, in words
 
-    def load_backend(self) -> Callable:
-        module, _, function = self.backend.partition(":")
-        return getattr(importlib.import_module(module), function)
+    def module(self) -> ModuleType:
+        """The backend module (imported on first use: start-up stays fast)."""
+        return importlib.import_module(self.backend)
 
 
 KINDS: dict[str, BlockKind] = {k.keyword: k for k in (
-    BlockKind("automaton", "automaton_block", "dslc.dipa.backend:check_dipa_block", "dipa",
+    BlockKind("automaton", "automaton_block", "dslc.dipa.backend", "dipa",
               "a DiP automaton"),
-    BlockKind("mechanism", "mechanism_block", "dslc.dipa.backend:check_dipa_block", "dipa",
+    BlockKind("mechanism", "mechanism_block", "dslc.dipa.backend", "dipa",
               "a mechanism program, lowered to a DiP automaton"),
-    BlockKind("hmm", "hmm_block", "dslc.bounded.backend:check_markov_block", "bounded",
+    BlockKind("hmm", "hmm_block", "dslc.bounded.backend", "bounded",
               "a hidden Markov model, checked for Pufferfish privacy up to a horizon"),
-    BlockKind("mdp", "mdp_block", "dslc.bounded.backend:check_markov_block", "bounded",
+    BlockKind("mdp", "mdp_block", "dslc.bounded.backend", "bounded",
               "a Markov decision process, checked for Pufferfish privacy up to a horizon"),
-    BlockKind("chain", "chain_block", "dslc.correlated.backend:check_chain_block", "correlated",
+    BlockKind("chain", "chain_block", "dslc.correlated.backend", "correlated",
               "a Markov chain of correlated data, calibrated for Pufferfish privacy"),
 )}
 

@@ -14,10 +14,18 @@ from typing import NamedTuple
 
 
 class SourceFile:
-    """The text of one input file and its line table."""
+    """The text of one input file and its line table.
+
+    CR, LF and CRLF all end a line: the text is kept with every line end
+    written as LF (a CRLF loses its CR, a lone CR becomes LF).  That moves no
+    character to another line or column, so positions are the same as in the
+    file the user sees — in the terminal and in the editor, whose language
+    server splits lines the same way."""
 
     def __init__(self, path: str, text: str):
         self.path = path
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         self.text = text
 
     @classmethod
@@ -64,7 +72,7 @@ class SourceFile:
             return ""
         start = starts[line - 1]
         end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return self.text[start:end].rstrip("\r")
+        return self.text[start:end]
 
     def span(self, start: int, end: int) -> "Span":
         return Span(self, start, end)

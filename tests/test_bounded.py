@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dslc.cli import main
-from dslc.driver import _backend, check_source
+from dslc.pipeline import check_source
 from dslc.ir.lower_hmm import lower_markov
 from dslc.bounded import check as pcheck
 from dslc.bounded.exact import compare_with_exp, exp_bounds
@@ -36,7 +36,6 @@ def blocks_of(report: dict) -> dict[str, dict]:
 
 
 def load_model(text: str, name: str | None = None):
-    _backend("hmm")
     src = SourceFile("<test>", text)
     chunks, diags = split_blocks(src)
     assert not diags
@@ -398,7 +397,7 @@ def test_exp_bounds_bracket_exactly():
 
 @pytest.mark.parametrize("engine", ["dp", "enum"])
 def test_exact_engines_agree_with_smt(engine):
-    from dslc.driver import check_path
+    from dslc.pipeline import check_path
     for f in FILES:
         smt = check_path(str(EXAMPLES / f), {"timeout": 30})
         other = check_path(str(EXAMPLES / f), {"timeout": 30, "pufferfish_engine": engine})

@@ -137,7 +137,7 @@ def test_errors_in_text_format(tmp_path, capsys):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from dslc.driver import check_source  # noqa: E402
+from dslc.pipeline import check_source  # noqa: E402
 from dslc.source import SourceFile  # noqa: E402
 
 TOKENS = ["states", "observations", "actions", "param", "assume", "prior", "secret", "protect", "check",

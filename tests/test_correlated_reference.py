@@ -13,7 +13,7 @@ import itertools
 import math
 from fractions import Fraction
 
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 from dslc.source import SourceFile
 
 

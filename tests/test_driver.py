@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dslc.driver import CheckCancelled, check_source
+from dslc.pipeline import CheckCancelled, check_source
 from dslc.results import Verdict, exit_status
 from dslc.source import SourceFile
 

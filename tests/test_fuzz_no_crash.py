@@ -8,7 +8,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 from dslc.results import Verdict
 from dslc.source import SourceFile
 

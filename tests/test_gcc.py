@@ -13,7 +13,7 @@ import pytest
 
 from dslc.diagnostics.model import Diagnostic
 from dslc.diagnostics.render.gcc import display_column, render_gcc
-from dslc.driver import check_paths, check_source
+from dslc.pipeline import check_paths, check_source
 from dslc.results import FileResult
 from dslc.source import SourceFile
 

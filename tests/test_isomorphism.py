@@ -7,7 +7,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from dslc.driver import check_path
+from dslc.pipeline import check_path
 from dslc.ir.dipa import DiPA, OutKind
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ import pytest
 
 from dslc.cli import main
 from dslc.dipa.check import check
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 from dslc.results import Verdict
 from dslc.source import SourceFile
 from tests.literal_dipa import literal_check

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from dslc.dipa.interpret import run_program
 from dslc.dipa.sampler import Noise, RunError, run_once
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 from dslc.results import Verdict
 from dslc.source import SourceFile
 from tests.mechanism_strategies import programs

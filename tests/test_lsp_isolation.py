@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
-import dslc.driver
+import dslc.pipeline
 from dslc.lsp.analysis import analyse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,14 +17,14 @@ URI = "file:///doc.dp"
 
 
 def test_a_failing_block_gets_its_own_diagnostic_and_the_others_keep_theirs(monkeypatch, caplog):
-    real = dslc.driver.parse_block
+    real = dslc.pipeline.parse_block
 
     def parse(source, keyword, start, end, *args, **kwargs):
         if keyword == "mechanism":
             raise ValueError("a bug in the mechanism parser\nwith a second line")
         return real(source, keyword, start, end, *args, **kwargs)
 
-    monkeypatch.setattr(dslc.driver, "parse_block", parse)
+    monkeypatch.setattr(dslc.pipeline, "parse_block", parse)
     with caplog.at_level(logging.ERROR, logger="dslc"):
         analysis = analyse(URI, "/doc.dp", SORTED, 1, 1)
     by_line = {d.range.start.line: d for d in analysis.diagnostics}

@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 
 from dslc.diagnostics.codes import lookup
 from dslc.diagnostics.render.lsp import UTF8, file_diagnostics
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 from dslc.lsp.analysis import analyse
 from dslc.source import SourceFile
 from tests.test_lsp_support import utf16_position

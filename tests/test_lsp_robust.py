@@ -14,7 +14,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 from dslc.source import SourceFile
 from tests.test_lsp_support import capabilities, change, config, open_doc, save, utf16_position, wait_diagnostics
 

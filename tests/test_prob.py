@@ -136,7 +136,7 @@ def test_insample_prime_and_intervals():
 
 def test_monte_carlo_cross_check():
     """Sampling agrees with the computed probability where the ratio is small."""
-    from dslc.driver import check_source, read_source
+    from dslc.pipeline import check_source, read_source
     src, _ = read_source("examples/sorted_desc.dp")
     dipa = [b for b in check_source(src, {}).blocks if b.name == "sorted_desc_automaton"][0].artifacts["dipa"]
     steps = [Step(0, F(0)), Step(1, F(-1)), Step(1, F(-2)), Step(2, F(0))]
@@ -201,7 +201,7 @@ def test_cancellation_and_truncation_against_plain_high_precision():
     """A path whose expansion cancels ~60 digits (a leaking pair's loops, ε = 4):
     the reported value and bound agree with an untruncated 400-digit run."""
     from dslc.dipa import prob as P
-    from dslc.driver import check_source, read_source
+    from dslc.pipeline import check_source, read_source
     src, _ = read_source("examples/svt_star.dp")
     dipa = [b for b in check_source(src, {}).blocks if b.name == "svt_star_automaton"][0].artifacts["dipa"]
     h = F(1, 2)

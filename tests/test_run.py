@@ -14,7 +14,7 @@ import pytest
 from dslc.cli import main
 from dslc.dipa.prob import Step, path_probability
 from dslc.dipa.sampler import laplace, run_once, sample
-from dslc.driver import check_source, read_source
+from dslc.pipeline import check_source, read_source
 
 
 def run_cli(*args) -> subprocess.CompletedProcess:

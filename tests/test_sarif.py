@@ -21,7 +21,7 @@ from dslc.diagnostics import codes
 from dslc.diagnostics.model import Diagnostic
 from dslc.diagnostics.render.json import results_json
 from dslc.diagnostics.render.sarif import render_sarif, sarif_log
-from dslc.driver import check_paths, check_source
+from dslc.pipeline import check_paths, check_source
 from dslc.results import FileResult
 from dslc.source import SourceFile
 

@@ -15,7 +15,7 @@ sys.path.insert(0, "benchmarks")
 from gen_dipa import svt_chain, sorted_chain, random_ill_formed, to_text
 from dslc.dipa.check import check
 from dslc.source import SourceFile
-from dslc.driver import check_source
+from dslc.pipeline import check_source
 big = svt_chain(200_000)
 bad = sorted_chain(20_000)
 wild = random_ill_formed(50_000)

@@ -13,7 +13,7 @@ from dslc.dipa.paths import build_path, parse_inputs, parse_output, split_list
 from dslc.dipa.check import check
 from dslc.dipa.prob import path_probability
 from dslc.dipa.witness import construct, evaluate, log_ratio
-from dslc.driver import check_source, read_source
+from dslc.pipeline import check_source, read_source
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, State, Transition,
                           symbol)
 

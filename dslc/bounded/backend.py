@@ -121,3 +121,5 @@ def _describe(model: MarkovModel, result: BlockResult) -> None:
         result.extra["parameters"] = {p: model.params[p].range_text() for p in model.symbolic_params}
 
 
+# The pipeline's entry point for blocks of this kind (not yet split into phases).
+check_block = check_markov_block

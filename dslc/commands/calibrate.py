@@ -11,7 +11,7 @@ from dslc.commands.check import console
 from dslc.diagnostics.model import Diagnostic, error
 from dslc.diagnostics.render.json import diagnostic_json
 from dslc.diagnostics.render.text import render_diagnostic
-from dslc.driver import check_path
+from dslc.pipeline import check_path
 from dslc.results import FileResult, Verdict
 
 

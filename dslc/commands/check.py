@@ -2,34 +2,47 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import sys
 
 from rich.console import Console
 
-from dslc.driver import check_paths
+from dslc import limits
+from dslc.pipeline import Options, check_paths
 from dslc.results import exit_status
 
 FORMATS = ("text", "json", "gcc", "sarif")
 
 
+def timeout_arg(text: str) -> float:
+    """argparse type of ``--timeout``: positive and finite seconds."""
+    try:
+        return limits.parse_timeout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="check every block of .dp files or folders",
                        description="Check every block of the given .dp files (folders are searched "
-                                   "recursively). Exit status: 0 every block passes; 1 a privacy "
-                                   "violation was found; 2 an input could not be checked.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help=".dp file or folder")
+                                   "recursively; `-` reads standard input). Exit status: 0 every block "
+                                   "passes; 1 a privacy violation was found; 2 an input could not be "
+                                   "checked; 130 interrupted.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help=".dp file or folder, or - for standard input")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--explain", action="store_true",
                    help="for private DiPA blocks, show the cost of each critical transition")
     p.add_argument("--witness", action="store_true",
                    help="for violations, construct adjacent inputs and show the privacy loss")
     p.add_argument("--epsilon", default=None, help="ε used for witness tables (default: chosen per witness)")
-    p.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds allowed to the SMT solver per block (hmm/mdp); default 60")
+    p.add_argument("--timeout", type=timeout_arg, default=limits.DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help="time allowed to each block, every phase included (default 60); a block "
+                        "that needs longer gets the verdict unknown (E014)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour in text output (NO_COLOR is honoured)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
     p.set_defaults(func=run)
 
 
@@ -45,9 +58,11 @@ def run(args) -> int:
     # the cyclic garbage collector only costs time here (half of it on large
     # automata), so it is switched off for the run.
     gc.disable()
-    options = {"witness": args.witness, "epsilon": args.epsilon, "timeout": args.timeout,
-               "explain": args.explain, "details": args.format in ("json", "sarif")}
-    files = check_paths(args.paths, options)
+    options = Options(witness=args.witness, epsilon=args.epsilon, timeout=args.timeout,
+                      explain=args.explain, details=args.format in ("json", "sarif"))
+    from dslc.commands.progress import progress_display
+    with progress_display(enabled=not args.quiet, what="checking") as show:
+        files = check_paths(args.paths, options, progress=show)
     fmt = args.format
     if fmt == "json":
         from dslc.diagnostics.render.json import render_json

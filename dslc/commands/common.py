@@ -47,7 +47,7 @@ def load_dipa(path: str, block: str | None) -> DiPA:
 def load_dipa_block(path: str, block: str | None):
     """The result of a valid DiPA block of ``path`` (its artifacts hold the
     AST and the DiPA); UsageError if there is none."""
-    from dslc.driver import check_source, read_source
+    from dslc.pipeline import check_source, read_source
     from dslc.results import Verdict
 
     source, problem = read_source(path)

@@ -18,7 +18,7 @@ from dslc.commands.check import console
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
 from dslc.diagnostics.render.json import diagnostic_json
 from dslc.diagnostics.render.text import render_diagnostic
-from dslc.driver import check_path
+from dslc.pipeline import check_path
 from dslc.results import Verdict
 
 MECHANISMS = ("recommended", "markov_quilt", "markov_quilt_approx", "markov_quilt_combined",

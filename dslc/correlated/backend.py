@@ -40,3 +40,6 @@ def _title(key: str) -> str:
             "wasserstein": "Wasserstein mechanism",
             "group_dp": "group differential privacy"}.get(key, key)
 
+
+# The pipeline's entry point for blocks of this kind (not yet split into phases).
+check_block = check_chain_block

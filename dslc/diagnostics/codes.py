@@ -89,6 +89,34 @@ a file needs its own name.
 
 # --------------------------------------------------------------------------
 # E1xx: not a DiPA
+register("E010", "input-too-large", "An input file is larger than the size limit.", """
+`dslc` reads inputs of at most 256 MiB (a DiP automaton of a million states
+is about 134 MB).  Larger files are refused before they are read, so a wrong
+path cannot fill the memory.  Split the input into several files.
+""")
+register("E011", "number-too-large", "A number has too many digits to be handled exactly.", """
+Every number is an exact rational.  A literal may have at most 1,000 digits,
+and a value computed from the source (a product of rates, a sum of
+probabilities) at most 40,000 bits in its numerator and denominator; beyond
+that, arithmetic on it would take longer than any check should.  Write the
+number with fewer digits, or simplify the expression.
+""")
+register("E012", "expression-too-long", "An expression has more operators than the limit.", """
+One expression may hold at most 200,000 operators.  Longer expressions come
+from generated files gone wrong; split the computation or generate the value.
+""")
+register("E013", "model-too-large", "A block is too large to be checked within the limits.", """
+The block would need more memory (or more states, rows or time per step)
+than the limits allow.  Split the model, lower its size or horizon, or check
+it on a larger machine.
+""")
+register("E014", "time-limit", "No verdict within the time limit (`--timeout`).", """
+Checking the block did not finish within `--timeout` seconds (60 by
+default), so its verdict is "unknown" and the exit status 2: nothing is
+claimed about its privacy.  Raise the limit with `--timeout SECONDS`, or make
+the block smaller.  The other blocks and files are checked as usual.
+""")
+
 register("E101", "unknown-state", "A transition goes to a state that is not declared.", """
 Every transition target of an `automaton` must be a state declared with
 `state NAME ...` in the same block.

@@ -1,21 +1,27 @@
-"""The DiPA backend: `automaton` and `mechanism` blocks.
+"""The phases of `automaton` and `mechanism` blocks (called by dslc.pipeline).
 
-Lower to the IR, validate Definition 3, decide well-formedness and compute
-d = wt(A) (Theorem 2, Lemma 3, Corollary 4 of the DiPA paper).
+- ``lower``: the syntax tree to the DiPA IR, then Definition 3 and the other
+  semantic checks (E1xx);
+- ``analyse``: well-formedness and d = wt(A) in linear time (Theorem 2,
+  Lemma 3, Corollary 4 of the DiPA paper), and a checked witness for every
+  violation when asked;
+- ``report``: the block's verdict, summary and diagnostics.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from dslc.diagnostics.model import DiagnosticError
-from dslc.dipa.check import check
+from dslc.dipa.check import CheckResult, check
 from dslc.dipa.diagnose import (critical_json, explain_labels, summary_line, truncated_note,
                                 unreachable_diagnostic, violation_diagnostic)
-from dslc.ir.dipa import DiPA, fmt_fraction
+from dslc.ir.dipa import DiPA
 from dslc.ir.lower_automaton import lower_automaton
 from dslc.ir.lower_mechanism import lower_mechanism
 from dslc.ir.validate import validate_dipa
+from dslc.numbers import fmt_fraction
 from dslc.results import BlockResult, Verdict
-from dslc.source import SourceFile
 from dslc.syntax import ast
 
 
@@ -32,25 +38,27 @@ def lower(block: ast.Block) -> tuple[DiPA | None, list]:
     return dipa, diags
 
 
-def check_dipa_block(block: ast.Block, source: SourceFile, options: dict | None = None) -> BlockResult:
-    result = BlockResult(block.name, block.kind, block.name_span, Verdict.ERROR)
-    result.artifacts["ast"] = block
-    dipa, diags = lower(block)
-    if diags or dipa is None:
-        result.diagnostics.extend(diags)
-        if dipa is not None:
-            result.artifacts["dipa"] = dipa
-        return result
-    return check_lowered(dipa, result, options or {}, path=source.path)
+@dataclass
+class Analysis:
+    check: CheckResult
+    witnesses: list = field(default_factory=list)      # dslc.dipa.witness.Outcome per violation
+    epsilon_problem: str | None = None
 
 
-def check_lowered(dipa: DiPA, result: BlockResult, options: dict | None = None,
-                  path: str | None = None) -> BlockResult:
-    options = options or {}
+def analyse(dipa: DiPA, options) -> Analysis:
     found = check(dipa)
+    analysis = Analysis(found)
+    if not found.well_formed and options.witness:
+        from dslc.dipa.witness import build_witnesses, parse_epsilon_option
+        epsilon, analysis.epsilon_problem = parse_epsilon_option(options.epsilon)
+        analysis.witnesses = build_witnesses(dipa, found, epsilon)
+    return analysis
+
+
+def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: str | None = None) -> None:
+    found = analysis.check
     result.artifacts["dipa"] = dipa
     result.artifacts["check"] = found
-    warning = unreachable_diagnostic(dipa, found)
     result.extra["states"] = len(dipa.states)
     result.extra["transitions"] = len(dipa.transitions)
     if found.well_formed:
@@ -59,25 +67,25 @@ def check_lowered(dipa: DiPA, result: BlockResult, options: dict | None = None,
         result.summary = summary_line(dipa, found.weight)
         # The per-transition lists are presentation for --explain and JSON;
         # they are skipped when the caller asks for neither (large automata).
-        if options.get("explain", True):
+        if options.explain:
             result.explain = explain_labels(dipa, found)
-        if options.get("details", True):
+        if options.details:
             result.extra["critical"] = critical_json(dipa, found)
     else:
         result.verdict = Verdict.NOT_PRIVATE
-        kinds = sorted(found.kinds)
-        result.summary = "not differentially private for any d: " + ", ".join(kinds)
-        for v in found.violations:
-            result.diagnostics.append(violation_diagnostic(dipa, v))
-        if options.get("witness"):
-            # Counterexamples: adjacent inputs and their privacy loss (issue 3).
-            from dslc.dipa.witness import attach_witnesses
-            attach_witnesses(dipa, found, result, options, path=path)
+        result.summary = "not differentially private for any d: " + ", ".join(sorted(found.kinds))
+        diags = [violation_diagnostic(dipa, v) for v in found.violations]
+        result.diagnostics.extend(diags)
+        if analysis.witnesses:
+            from dslc.dipa.witness import attach
+            for diag, outcome in zip(diags, analysis.witnesses):
+                attach(diag, outcome, dipa, found.kinds, path, result.name)
+                if analysis.epsilon_problem:
+                    diag.note(analysis.epsilon_problem)
         for kind, count in sorted(found.truncated.items()):
             last = [d for d in result.diagnostics if d.code == kind][-1]
             last.note(truncated_note(kind, count))
+    warning = unreachable_diagnostic(dipa, found)
     if warning is not None:
         result.diagnostics.append(warning)
     result.extra["weight"] = fmt_fraction(found.weight) if found.weight is not None else None
-    return result
-

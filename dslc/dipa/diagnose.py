@@ -209,7 +209,7 @@ def critical_json(dipa: DiPA, result: CheckResult) -> list[dict]:
 
 
 def summary_line(dipa: DiPA, weight: Fraction) -> str:
-    d = fmt_fraction(weight)
+    d = fmt_fraction(weight, short=True)
     if weight == 0:
         return "differentially private for every ε > 0 with d = 0 (no critical transition costs anything)"
     eps = fmt_rate(weight)

@@ -29,6 +29,7 @@ import shlex
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from dslc import limits
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
 from dslc.dipa.paths import (build_path, input_tokens, output_tokens, parse_inputs, parse_number,
@@ -594,43 +595,57 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
     return notes
 
 
-def attach_witnesses(dipa: DiPA, found: CheckResult, result, options: dict | None = None,
-                     path: str | None = None) -> None:
-    """Add a witness to every violation diagnostic (DP001–DP004) of ``result``.
+@dataclass
+class Outcome:
+    """The witness of one violation, checked (or why none could be built)."""
+    violation: Violation
+    witness: Witness | None = None
+    shown: Shown | None = None
+    problem: str | None = None          # an internal problem: the witness is not shown
 
-    Every witness is checked before it is shown (a path of the automaton,
-    adjacent inputs, the printed text replays to the printed probabilities);
-    one that fails is a bug, reported as such and not shown."""
-    options = options or {}
-    epsilon = None
-    raw = options.get("epsilon")
-    eps_problem = None
-    if raw is not None:
-        try:
-            epsilon = parse_number(str(raw), "--epsilon")
-            if epsilon <= 0:
-                raise ValueError
-        except (ValueError, ZeroDivisionError):
-            eps_problem = f"--epsilon {raw!r} is not a positive number; ε was chosen instead"
-            epsilon = None
-    codes = {LEAKING_CYCLE, LEAKING_PAIR, DISCLOSING_CYCLE, VIOLATING_PATH}
-    diags = [d for d in result.diagnostics if d.code in codes]
-    kinds = found.kinds
-    for diag, v in zip(diags, found.violations):
+
+def parse_epsilon_option(raw) -> tuple[Fraction | None, str | None]:
+    """``--epsilon`` for witness tables: (ε, None), or (None, why it was ignored)."""
+    if raw is None:
+        return None, None
+    try:
+        epsilon = parse_number(str(raw), "--epsilon")
+        if epsilon <= 0:
+            raise ValueError
+        return epsilon, None
+    except (ValueError, ZeroDivisionError):
+        return None, f"--epsilon {raw!r} is not a positive number; ε was chosen instead"
+
+
+def build_witnesses(dipa: DiPA, found: CheckResult, epsilon: Fraction | None = None) -> list[Outcome]:
+    """A witness for every violation the checker found, each checked before
+    it may be shown (a path of the automaton, adjacent inputs, the printed
+    text replays to the printed probabilities); one that fails is a bug,
+    kept as a problem and never shown."""
+    out = []
+    for v in found.violations:
         try:
             w = evaluate(dipa, construct(dipa, v), epsilon)
             for r in w.rows:
                 verify_instance(dipa, w.instance(r.length))
-            shown = show(dipa, w)
+            out.append(Outcome(v, w, show(dipa, w)))
+        except limits.Cancelled:
+            raise
         except Exception as exc:  # noqa: BLE001 - one bad witness must not lose the verdict
             if os.environ.get("DSLC_DEBUG"):
                 raise
-            diag.note(f"no witness could be built for this violation (internal problem: "
-                      f"{type(exc).__name__}: {exc}); please report it")
-            continue
-        data = diag.data.setdefault("witness", {})
-        data.update(witness_json(dipa, w, shown, path, result.name))
-        for note in witness_notes(dipa, w, shown, path, result.name, kinds - {v.kind}):
-            diag.note(note)
-        if eps_problem:
-            diag.note(eps_problem)
+            out.append(Outcome(v, problem=f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def attach(diag, outcome: Outcome, dipa: DiPA, kinds: set[str], path: str | None, block: str) -> None:
+    """The witness's notes and JSON data on its diagnostic (presentation only)."""
+    if outcome.witness is None:
+        diag.note(f"no witness could be built for this violation (internal problem: "
+                  f"{outcome.problem}); please report it")
+        return
+    w, shown = outcome.witness, outcome.shown
+    data = diag.data.setdefault("witness", {})
+    data.update(witness_json(dipa, w, shown, path, block))
+    for note in witness_notes(dipa, w, shown, path, block, kinds - {outcome.violation.kind}):
+        diag.note(note)

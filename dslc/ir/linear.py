@@ -2,8 +2,9 @@
 
 A rate must be a non-negative rational multiple of ε; a mean is a rational
 constant, or in a mechanism the value read in the step plus a constant.  Both
-are evaluated to ``c + e·ε + i·input`` with exact rationals.  Evaluation is
-iterative, so a long expression cannot exhaust Python's recursion limit.
+are evaluated to ``c + e·ε + i·input`` with exact rationals, by the one
+evaluator of :mod:`dslc.ir.evaluate` (iterative: a long expression cannot
+exhaust Python's recursion limit).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from fractions import Fraction
 from typing import Callable
 
 from dslc.diagnostics.model import DiagnosticError, error
+from dslc.ir.evaluate import evaluate as fold
+from dslc.ir.evaluate import fraction_bits
 from dslc.syntax import ast
 
 ZERO = Fraction(0)
@@ -44,60 +47,51 @@ class NotLinear(Exception):
 Resolver = Callable[[ast.Expr], Linear]
 
 
+class LinearDomain:
+    """The value domain of :func:`dslc.ir.evaluate.evaluate` for rates and means."""
+
+    def __init__(self, resolve: Resolver):
+        self.resolve = resolve
+
+    def leaf(self, node: ast.Expr) -> Linear:
+        if isinstance(node, ast.Num):
+            return Linear(const=node.value)
+        if isinstance(node, ast.Eps):
+            return Linear(eps=Fraction(1))
+        return self.resolve(node)
+
+    def add(self, a: Linear, b: Linear) -> Linear:
+        return a + b
+
+    def neg(self, a: Linear) -> Linear:
+        return a.scale(Fraction(-1))
+
+    def mul(self, node: ast.BinOp, a: Linear, b: Linear) -> Linear:
+        if a.is_const():
+            return b.scale(a.const)
+        if b.is_const():
+            return a.scale(b.const)
+        raise NotLinear(node, "a product of two quantities that are not constants")
+
+    def div(self, node: ast.BinOp, a: Linear, b: Linear) -> Linear:
+        if not b.is_const():
+            raise NotLinear(node, "a division by a quantity that is not a constant")
+        return a.scale(1 / b.const)
+
+    def is_zero(self, a: Linear) -> bool:
+        return a.const == 0 and a.eps == 0 and a.input == 0
+
+    def bits(self, a: Linear) -> int:
+        return max(fraction_bits(a.const), fraction_bits(a.eps), fraction_bits(a.input))
+
+
 def evaluate(expr: ast.Expr, resolve: Resolver) -> Linear:
     """Evaluate ``expr``; ``resolve`` handles names, reads, draws and symbols.
 
-    Raises :class:`NotLinear` for products of two non-constants, division by
-    a non-constant or by zero.
-    """
-    stack: list[tuple[ast.Expr, bool]] = [(expr, False)]
-    values: list[Linear] = []
-    while stack:
-        node, done = stack.pop()
-        if isinstance(node, ast.Num):
-            values.append(Linear(const=node.value))
-        elif isinstance(node, ast.Eps):
-            values.append(Linear(eps=Fraction(1)))
-        elif isinstance(node, ast.Neg):
-            if done:
-                values.append(values.pop().scale(Fraction(-1)))
-            else:
-                stack.append((node, True))
-                stack.append((node.operand, False))
-        elif isinstance(node, ast.BinOp):
-            if not done:
-                stack.append((node, True))
-                stack.append((node.right, False))
-                stack.append((node.left, False))
-                continue
-            right = values.pop()
-            left = values.pop()
-            values.append(_binop(node, left, right))
-        else:
-            values.append(resolve(node))
-    return values[0]
-
-
-def _binop(node: ast.BinOp, left: Linear, right: Linear) -> Linear:
-    op = node.op
-    if op == "+":
-        return left + right
-    if op == "-":
-        return left + right.scale(Fraction(-1))
-    if op == "*":
-        if left.is_const():
-            return right.scale(left.const)
-        if right.is_const():
-            return left.scale(right.const)
-        raise NotLinear(node, "a product of two quantities that are not constants")
-    if op == "/":
-        if not right.is_const():
-            raise NotLinear(node, "a division by a quantity that is not a constant")
-        if right.const == 0:
-            raise DiagnosticError(error("E008", "division by zero", node.span, "the divisor is 0")
-                                  .with_help("numbers are exact rationals; a fraction needs a non-zero denominator"))
-        return left.scale(1 / right.const)
-    raise NotLinear(node, f"the operator `{op}`")
+    Raises :class:`NotLinear` for products of two non-constants or a division
+    by a non-constant, E008 for a division by zero (the one evaluator,
+    :mod:`dslc.ir.evaluate`)."""
+    return fold(expr, LinearDomain(resolve))
 
 
 def constant_resolver(params: dict[str, Fraction] | None = None) -> Resolver:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from dslc.diagnostics.model import Diagnostic, error
+from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.ir.evaluate import Constants, NotConstant, evaluate
 from dslc.ir.chain import ChainIR, ChainModel, ChainQuery, ChainState
 from dslc.ir import chain_structure as markov
 from dslc.numbers import fmt_fraction as fmt_q
@@ -28,28 +29,20 @@ class _Bad(Exception):
 
 
 def const(expr: ast.Expr) -> Fraction:
-    """Exact value of a constant expression; raises _Bad (E242) otherwise."""
-    if isinstance(expr, ast.Num):
-        return expr.value
-    if isinstance(expr, ast.Neg):
-        return -const(expr.operand)
-    if isinstance(expr, ast.BinOp) and expr.op in "+-*/":
-        left, right = const(expr.left), const(expr.right)
-        if expr.op == "+":
-            return left + right
-        if expr.op == "-":
-            return left - right
-        if expr.op == "*":
-            return left * right
-        if right == 0:
-            raise _Bad(error("E242", "division by zero", expr.right.span, "this is 0")
-                       .with_help("write the probability as a fraction such as `1/7`"))
-        return left / right
-    what = {ast.Eps: "`ε`", ast.Name: "a name", ast.Draw: "a draw", ast.Read: "`read()`",
-            ast.Symbol: "a symbol"}.get(type(expr), "this expression")
-    raise _Bad(error("E242", f"expected an exact rational number, found {what}", expr.span,
-                     "not a number")
-               .with_help("write numbers such as `1/7`, `0.25` or `1 - 1/7`"))
+    """Exact value of a constant expression (the one evaluator, over plain
+    rationals); raises _Bad otherwise: E242 for what is not a number, E008
+    for a division by zero, E011/E012 for values or expressions too large."""
+    try:
+        return evaluate(expr, Constants())
+    except NotConstant as exc:
+        node = exc.node
+        what = {ast.Eps: "`ε`", ast.Name: "a name", ast.Draw: "a draw", ast.Read: "`read()`",
+                ast.Symbol: "a symbol"}.get(type(node), "this expression")
+        raise _Bad(error("E242", f"expected an exact rational number, found {what}", node.span,
+                         "not a number")
+                   .with_help("write numbers such as `1/7`, `0.25` or `1 - 1/7`")) from None
+    except DiagnosticError as exc:
+        raise _Bad(exc.diagnostics[0]) from None
 
 
 def lower_chain(block: ChainBlock) -> tuple[ChainIR | None, list[Diagnostic]]:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from dslc.diagnostics.model import Diagnostic, error
+from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
 from dslc.ir.hmm import (Constraint, Epsilon, MarkovModel, Obligation, ParamDecl, Poly, Secret,
                             SecretPair, fmt)
+from dslc.ir.evaluate import evaluate, fraction_bits
 from dslc.syntax import hmm as ms
 from dslc.source import Span
 from dslc.syntax import ast
@@ -26,6 +27,61 @@ MAX_HORIZON = 200
 
 class _Bad(Exception):
     """An expression that cannot be lowered (a diagnostic was recorded)."""
+
+
+class _PolyDomain:
+    """Polynomials in the block's parameters, for :func:`dslc.ir.evaluate.evaluate`."""
+
+    def __init__(self, lowerer: "_Lowerer", what: str, allow_params: bool):
+        self.lw, self.what, self.allow_params = lowerer, what, allow_params
+
+    def leaf(self, expr: ast.Expr) -> Poly:
+        lw, what = self.lw, self.what
+        if isinstance(expr, ast.Num):
+            return Poly.const(expr.value)
+        if isinstance(expr, ast.Name):
+            name = expr.name
+            if name in lw.fixed:
+                return Poly.const(lw.fixed[name])
+            if name in lw.params:
+                if not self.allow_params:
+                    lw.err("E213", f"{what} must be a number, not the parameter `{name}`", expr.span,
+                           "a symbolic parameter", help="write a number here, or give the parameter a "
+                           "value with `param NAME = VALUE`")
+                    raise _Bad
+                return Poly.var(name)
+            lw.err("E212", f"unknown parameter `{name}`", expr.span, "not declared",
+                   help=f"declare it with `param {name} in (0, 1)` or `param {name} = VALUE`")
+            raise _Bad
+        kind = {ast.Eps: "ε", ast.Draw: "a Laplace draw", ast.Read: "`read()`",
+                ast.Symbol: "an output symbol"}.get(type(expr), "this expression")
+        lw.err("E213", f"{kind} cannot appear in {what}", expr.span, "not allowed here",
+               help="probabilities are numbers such as `3/4`, parameters and `+ - * /` of them")
+        raise _Bad
+
+    def add(self, a: Poly, b: Poly) -> Poly:
+        return a + b
+
+    def neg(self, a: Poly) -> Poly:
+        return -a
+
+    def mul(self, node: ast.BinOp, a: Poly, b: Poly) -> Poly:
+        return a * b
+
+    def div(self, node: ast.BinOp, a: Poly, b: Poly) -> Poly:
+        if not b.is_const:
+            self.lw.err("E213", f"{self.what} divides by a parameter", node.right.span,
+                        "a divisor that depends on a parameter",
+                        help="probabilities are polynomials in the parameters; multiply out, or "
+                             "introduce a new parameter with an `assume` constraint")
+            raise _Bad
+        return a.scale(1 / b.value)
+
+    def is_zero(self, a: Poly) -> bool:
+        return a.is_zero
+
+    def bits(self, a: Poly) -> int:
+        return max((fraction_bits(c) for c in a.terms.values()), default=0)
 
 
 class _Lowerer:
@@ -45,50 +101,13 @@ class _Lowerer:
         return d
 
     def poly(self, expr: ast.Expr, what: str, allow_params: bool = True) -> Poly:
-        """Lower an expression to a polynomial; raises _Bad after recording a diagnostic."""
-        if isinstance(expr, ast.Num):
-            return Poly.const(expr.value)
-        if isinstance(expr, ast.Name):
-            name = expr.name
-            if name in self.fixed:
-                return Poly.const(self.fixed[name])
-            if name in self.params:
-                if not allow_params:
-                    self.err("E213", f"{what} must be a number, not the parameter `{name}`", expr.span,
-                             "a symbolic parameter", help="write a number here, or give the parameter a "
-                             "value with `param NAME = VALUE`")
-                    raise _Bad
-                return Poly.var(name)
-            self.err("E212", f"unknown parameter `{name}`", expr.span, "not declared",
-                     help=f"declare it with `param {name} in (0, 1)` or `param {name} = VALUE`")
-            raise _Bad
-        if isinstance(expr, ast.Neg):
-            return -self.poly(expr.operand, what, allow_params)
-        if isinstance(expr, ast.BinOp):
-            left = self.poly(expr.left, what, allow_params)
-            right = self.poly(expr.right, what, allow_params)
-            if expr.op == "+":
-                return left + right
-            if expr.op == "-":
-                return left - right
-            if expr.op == "*":
-                return left * right
-            if expr.op == "/":
-                if not right.is_const:
-                    self.err("E213", f"{what} divides by a parameter", expr.right.span,
-                             "a divisor that depends on a parameter",
-                             help="probabilities are polynomials in the parameters; multiply out, or "
-                                  "introduce a new parameter with an `assume` constraint")
-                    raise _Bad
-                if right.value == 0:
-                    self.err("E008", "division by zero", expr.right.span, "this is 0")
-                    raise _Bad
-                return left.scale(1 / right.value)
-        kind = {ast.Eps: "ε", ast.Draw: "a Laplace draw", ast.Read: "`read()`",
-                ast.Symbol: "an output symbol"}.get(type(expr), "this expression")
-        self.err("E213", f"{kind} cannot appear in {what}", expr.span, "not allowed here",
-                 help="probabilities are numbers such as `3/4`, parameters and `+ - * /` of them")
-        raise _Bad
+        """Lower an expression to a polynomial (the one evaluator, in the domain
+        of polynomials); raises _Bad after recording a diagnostic."""
+        try:
+            return evaluate(expr, _PolyDomain(self, what, allow_params))
+        except DiagnosticError as exc:            # E008, E011, E012 from the evaluator
+            self.diags.extend(exc.diagnostics)
+            raise _Bad from None
 
     def const(self, expr: ast.Expr, what: str) -> Fraction:
         return self.poly(expr, what, allow_params=False).value

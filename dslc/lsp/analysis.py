@@ -17,8 +17,7 @@ from lsprotocol import types as lsp
 
 from dslc.diagnostics.model import Diagnostic, Label
 from dslc.diagnostics.render.lsp import SOURCE, UTF16, PositionEncoder, file_diagnostics
-from dslc import driver
-from dslc.driver import CheckCancelled, check_source
+from dslc.pipeline import CheckCancelled, check_source
 from dslc.results import BlockResult, FileResult, Verdict
 from dslc.source import SourceFile, Span
 from dslc.syntax.split import split_blocks
@@ -93,33 +92,9 @@ def _summary(exc: BaseException) -> str:
 
 def block_internal_error(span: Span, what: str, exc: BaseException) -> Diagnostic:
     """A bug inside one block, located at its name (the other blocks keep their results)."""
-    return Diagnostic("", f"internal error while checking {what}: {_summary(exc)}",
+    return Diagnostic("E000", f"internal error while checking {what}: {_summary(exc)}",
                       labels=[Label(span, "dslc failed on this block", primary=True)],
                       help=["this is a bug in dslc, not in your file; the other blocks were checked"])
-
-
-def check_isolated(source: SourceFile, options: dict) -> FileResult:
-    """The driver's loop over blocks, with every block isolated: used when
-    :func:`check_source` raised, so that one broken block does not hide the
-    diagnostics of the others."""
-    result = FileResult(source.path, source)
-    chunks, diags = split_blocks(source)
-    result.diagnostics.extend(diags)
-    cancelled = options.get("cancelled")
-    for chunk in chunks:
-        if cancelled is not None and cancelled():
-            raise CheckCancelled()
-        name = chunk.name or "<unnamed>"
-        try:
-            block = driver.check_chunk(source, chunk, options)
-        except CheckCancelled:
-            raise
-        except Exception as exc:  # noqa: BLE001 - isolate the block
-            log.error("internal error in %s block %s of %s: %s", chunk.keyword, name, source.path, _summary(exc))
-            block = BlockResult(name, chunk.keyword, chunk.name_span, Verdict.ERROR,
-                                diagnostics=[block_internal_error(chunk.name_span, f"{chunk.keyword} `{name}`", exc)])
-        result.blocks.append(block)
-    return result
 
 
 def render(result: FileResult, uri: str, encoder: PositionEncoder, **kw) -> list[lsp.Diagnostic]:
@@ -156,14 +131,10 @@ def analyse(uri: str, path: str, text: str, generation: int, version: int | None
         opts = dict(options or CHECK_OPTIONS)
         if cancelled is not None:
             opts["cancelled"] = cancelled
-        try:
-            result = check_source(source, opts)
-        except CheckCancelled:
-            raise
-        except Exception as exc:  # noqa: BLE001 - check block by block
-            log.error("internal error while checking %s: %s; checking its blocks one by one", uri, _summary(exc))
-            log.debug("%s", traceback.format_exc())
-            result = check_isolated(source, opts)
+        result = check_source(source, opts)      # every block isolated by the pipeline
+        for d in result.all_diagnostics:
+            if d.code == "E000":
+                log.error("%s: %s", uri, d.message)
         diagnostics = render(result, uri, encoder, encoding=encoding,
                              related_information=related_information, tags=tags)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from dslc import limits
 from dslc.source import Span
 
 
@@ -22,6 +23,18 @@ class Expr(Node):
 @dataclass
 class Num(Expr):
     value: Fraction
+
+
+class NumberTooLong(ValueError):
+    """A literal with more than :data:`limits.MAX_NUMBER_DIGITS` characters (E011)."""
+
+
+def number_value(text: str) -> Fraction:
+    """The exact value of a number literal (`3`, `0.25`, `.5`).  Checked for
+    length first: CPython cannot even read an integer of 5,000 digits."""
+    if len(text) > limits.MAX_NUMBER_DIGITS:
+        raise NumberTooLong(f"a number of {len(text)} characters")
+    return Fraction(text)
 
 
 @dataclass

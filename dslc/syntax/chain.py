@@ -128,7 +128,9 @@ class ChainBuilder:
 
     # ---- exact numbers: + - * / and parentheses over NUMBER
     def chain_number(self, children):
-        return ast.Num(self._span(children), Fraction(str(children[0])))
+        num = self._num(children[0])
+        num.span = self._span(children)
+        return num
 
     def chain_neg(self, children):
         return ast.Neg(self._span(children), children[1])

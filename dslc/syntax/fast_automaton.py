@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from dslc import limits
 from dslc.source import SourceFile, Span
 from dslc.syntax import ast
 
@@ -269,6 +270,8 @@ def _unary(r: _Reader) -> ast.Expr:
         return ast.Neg(Span(r.file, m.start(), operand.span.end), operand)
     m = r.peek(_NUMBER)
     if m is not None:
+        if len(m.group()) > limits.MAX_NUMBER_DIGITS:
+            raise _Fail                     # Lark's parser reports it (E011)
         r.pos = m.end()
         return ast.Num(r.span(m), Fraction(m.group()))
     m = r.peek(_EPS)

@@ -244,7 +244,7 @@ class MarkovBuilderMixin:
             inner = arg[0]
         else:
             tok = children[1]
-            inner = ast.Num(self._tok(tok), Fraction(str(tok)))
+            inner = self._num(tok)
         return MEpsilon(self._span(children), ln_of=inner)
 
     def markov_eps_ln_ambiguous(self, children):

@@ -15,6 +15,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from dslc import limits
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
 from dslc.source import SourceFile, Span
 from dslc.syntax import ast
@@ -143,9 +144,21 @@ class _Builder(Transformer):
     def _nodes(children, cls=ast.Node):
         return [c for c in children if isinstance(c, cls)]
 
+    def _num(self, tok: Token) -> ast.Num:
+        """A number literal (E011 when it is too long to be read exactly)."""
+        span = self._tok(tok)
+        try:
+            return ast.Num(span, ast.number_value(str(tok)))
+        except ast.NumberTooLong:
+            raise DiagnosticError(error("E011", f"this number has {len(str(tok))} digits; at most "
+                                                f"{limits.MAX_NUMBER_DIGITS} are read", span, "too many digits")
+                                  .with_help("write it with fewer digits, e.g. as a fraction")) from None
+
     # ---- expressions
     def number(self, children):
-        return ast.Num(self._span(children), Fraction(str(children[0])))
+        num = self._num(children[0])
+        num.span = self._span(children)
+        return num
 
     def eps(self, children):
         return ast.Eps(self._span(children))

@@ -9,30 +9,12 @@ the `.dp` symbols ``ε ≥ ⊤ ⊥ →`` it equals the character column.
 
 from __future__ import annotations
 
-import unicodedata
-
+from dslc.diagnostics.render.display import display_column, visible
 from dslc.results import FileResult
-
-TABSTOP = 8
-
-
-def display_column(line_text: str, char_col: int) -> int:
-    """1-based display column of the 1-based character column ``char_col``."""
-    width = 0
-    for ch in line_text[:max(0, char_col - 1)]:
-        if ch == "\t":
-            width += TABSTOP - width % TABSTOP
-        elif unicodedata.combining(ch):
-            continue
-        elif unicodedata.east_asian_width(ch) in ("W", "F"):
-            width += 2
-        else:
-            width += 1
-    return width + 1
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split()) if ("\n" in text or "\r" in text) else text
+    return visible(" ".join(text.split()) if ("\n" in text or "\r" in text) else text, one_line=True)
 
 
 def render_gcc(files: list[FileResult]) -> str:
@@ -42,9 +24,9 @@ def render_gcc(files: list[FileResult]) -> str:
             if d.span is not None:
                 line, col = d.span.start_line_col
                 col = display_column(d.span.file.line_text(line), col)
-                where = f"{d.span.path}:{line}:{col}"
+                where = f"{visible(d.span.path, one_line=True)}:{line}:{col}"
             else:
-                where = f"{f.path}:1:1"
+                where = f"{visible(f.path, one_line=True)}:1:1"
             code = f" [{d.code}]" if d.code else ""
             lines.append(f"{where}: {d.severity.value}: {_one_line(d.message)}{code}")
     return "\n".join(lines) + ("\n" if lines else "")

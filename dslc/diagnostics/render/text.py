@@ -2,16 +2,20 @@
 
 Every label gets its own underline line below its source line, which keeps
 the layout simple and stable for golden tests (colour off, fixed width).
+Source text and file names are printed through
+:func:`dslc.diagnostics.render.display.visible` (control characters escaped);
+a source line wider than :data:`MAX_LINE` cells is shown as a window around
+its labels, cut with `…`.
 """
 
 from __future__ import annotations
 
 import textwrap
-import unicodedata
 
 from rich.text import Text
 
 from dslc.diagnostics.model import Diagnostic, Label, Severity
+from dslc.diagnostics.render.display import cells, visible
 from dslc.results import BlockResult, FileResult, Verdict
 
 STYLE = {
@@ -20,19 +24,37 @@ STYLE = {
     "bad": "bold red", "unknown": "bold yellow",
 }
 WRAP = 100
+MAX_LINE = 100        # source lines wider than this are shown as a window around their labels
+CONTEXT = 24          # cells of context kept left of the first label in a window
 
 
-def _width(s: str) -> int:
-    w = 0
-    for ch in s:
-        if unicodedata.combining(ch):
-            continue
-        w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return w
+def _clean(text: str) -> str:
+    """Source text as printed: tabs as 4 spaces, control characters escaped."""
+    return visible(text.replace("\t", "    "))
 
 
-def _expand(line: str) -> str:
-    return line.replace("\t", "    ")
+def _window(raw: str, marks: list[tuple[int, int]]) -> tuple[int, int]:
+    """The characters [lo, hi) of a source line to print: the whole line when
+    it fits in :data:`MAX_LINE` cells, else a stretch around ``marks``
+    (character ranges of the labels on it)."""
+    if len(raw) <= MAX_LINE and cells(_clean(raw)) <= MAX_LINE:
+        return 0, len(raw)
+    first = min((a for a, _ in marks), default=0)
+    last = max((b for _, b in marks), default=0)
+    lo = first
+    while lo > 0 and first - lo < 4 * CONTEXT and cells(_clean(raw[lo - 1:first])) <= CONTEXT:
+        lo -= 1
+    hi = max(last, lo + 1)
+    while hi < len(raw) and hi - lo < 4 * MAX_LINE and cells(_clean(raw[lo:hi + 1])) <= MAX_LINE - 2:
+        hi += 1
+    return lo, min(hi, len(raw))
+
+
+def _shown(raw: str, lo: int, hi: int) -> tuple[str, int]:
+    """The printed text of raw[lo:hi], with `…` where it was cut, and the
+    cells taken by the leading `…`."""
+    head = "…" if lo > 0 else ""
+    return head + _clean(raw[lo:hi]) + ("…" if hi < len(raw) else ""), len(head)
 
 
 def render_diagnostic(diag: Diagnostic, out: Text | None = None, title: str | None = None) -> Text:
@@ -41,7 +63,7 @@ def render_diagnostic(diag: Diagnostic, out: Text | None = None, title: str | No
     head = f"{sev}[{diag.code}]" if diag.code else sev
     out.append(head, STYLE.get(sev, "bold"))
     out.append(": ")
-    out.append((title or diag.message) + "\n", "bold")
+    out.append(visible(title or diag.message) + "\n", "bold")
     labels = [lab for lab in diag.labels if lab.span is not None]
     if labels:
         _render_snippet(labels, diag.primary, out, sev)
@@ -59,10 +81,10 @@ def _append_wrapped(out: Text, gutter: str, kind: str, text: str) -> None:
                           break_long_words=False, break_on_hyphens=False) or [""]
     out.append(prefix)
     out.append(kind, STYLE[kind])
-    out.append(": " + lines[0] + "\n")
+    out.append(": " + visible(lines[0]) + "\n")
     pad = " " * (len(prefix) + len(kind) + 2)
     for line in lines[1:]:
-        out.append(pad + line + "\n")
+        out.append(pad + visible(line) + "\n")
 
 
 def _gutter_width(labels: list[Label]) -> int:
@@ -78,7 +100,9 @@ def _render_snippet(labels: list[Label], primary: Label | None, out: Text, sev: 
     pad = " " * width
     line, col = primary.span.start_line_col
     out.append(f"{pad}--> ", STYLE["gutter"])
-    out.append(f"{primary.span.path}:{line}:{col}\n")
+    out.append(f"{visible(primary.span.path, one_line=True)}:{line}:{col}\n")
+    if not file.text:                      # nothing to show (an unreadable or empty file)
+        return
     # Labels in other files are listed after the snippet.
     here = [lab for lab in labels if lab.span.file is file]
     elsewhere = [lab for lab in labels if lab.span.file is not file]
@@ -86,52 +110,55 @@ def _render_snippet(labels: list[Label], primary: Label | None, out: Text, sev: 
     for lab in here:
         by_line.setdefault(lab.span.start_line_col[0], []).append(lab)
     out.append(f"{pad} |\n", STYLE["gutter"])
-    shown = sorted(by_line)
     previous = None
-    for ln in shown:
+    for ln in sorted(by_line):
         if previous is not None and ln - previous > 1:
             if ln - previous <= 3:
                 for mid in range(previous + 1, ln):
-                    _source_line(out, file, mid, width)
+                    _source_line(out, file, mid, width, [])
             else:
                 out.append("...\n", STYLE["gutter"])
-        _source_line(out, file, ln, width)
-        src = _expand(file.line_text(ln))
-        for lab in sorted(by_line[ln], key=lambda lab: lab.span.start):
-            s_line, s_col = lab.span.start_line_col
+        raw = file.line_text(ln)
+        marks = []
+        for lab in by_line[ln]:
+            s_col = lab.span.start_line_col[1] - 1
             e_line, e_col = lab.span.end_line_col
-            raw = file.line_text(ln)
-            start_w = _width(_expand(raw[:s_col - 1]))
-            if e_line == s_line:
-                length = _width(_expand(raw[s_col - 1:e_col - 1]))
-            else:
-                length = _width(src) - start_w
-            length = max(1, length)
+            marks.append((s_col, e_col - 1 if e_line == ln else len(raw)))
+        lo, hi = _source_line(out, file, ln, width, marks)
+        for lab, (a, b) in sorted(zip(by_line[ln], marks), key=lambda p: p[0].span.start):
+            a, b = max(a, lo), min(max(b, a), hi)
+            _, head = _shown(raw, lo, hi)
+            start_w = head + cells(_clean(raw[lo:a]))
+            length = max(1, cells(_clean(raw[a:b])))
             mark = "^" if lab is primary else "-"
             style = STYLE["primary"] if lab is primary else STYLE["secondary"]
             if lab is primary and sev == "warning":
                 style = STYLE["warning"]
             out.append(f"{pad} | ", STYLE["gutter"])
             out.append(" " * start_w)
-            out.append(mark * length + (" " + lab.message if lab.message else ""), style)
+            out.append(mark * length + (" " + visible(lab.message) if lab.message else ""), style)
             out.append("\n")
         previous = ln
     for lab in elsewhere:
         line, col = lab.span.start_line_col
         out.append(f"{pad} = ", STYLE["gutter"])
-        out.append(f"{lab.span.path}:{line}:{col}: {lab.message}\n")
+        out.append(f"{visible(lab.span.path, one_line=True)}:{line}:{col}: {visible(lab.message)}\n")
 
 
-def _source_line(out: Text, file, ln: int, width: int) -> None:
+def _source_line(out: Text, file, ln: int, width: int, marks: list[tuple[int, int]]) -> tuple[int, int]:
+    """Print source line ``ln`` (a window of it when it is long); return the window."""
+    raw = file.line_text(ln)
+    lo, hi = _window(raw, marks)
     out.append(f"{str(ln).rjust(width)} | ", STYLE["gutter"])
-    out.append(_expand(file.line_text(ln)) + "\n")
+    out.append(_shown(raw, lo, hi)[0] + "\n")
+    return lo, hi
 
 
 def render_block_line(block: BlockResult, path: str) -> Text:
-    where = path
+    where = visible(path, one_line=True)
     if block.span is not None:
         line, col = block.span.start_line_col
-        where = f"{path}:{line}:{col}"
+        where = f"{where}:{line}:{col}"
     out = Text()
     if block.verdict is Verdict.PRIVATE:
         out.append("✓ ", STYLE["ok"])
@@ -141,11 +168,11 @@ def render_block_line(block: BlockResult, path: str) -> Text:
         out.append("? ", STYLE["unknown"])
     else:
         out.append("! ", STYLE["error"])
-    out.append(f"{block.kind} {block.name}", "bold")
+    out.append(f"{block.kind} {visible(block.name, one_line=True)}", "bold")
     out.append(f" ({where}): ")
     text = block.summary or {"error": "could not be checked", "unknown": "unknown"}.get(block.verdict.value,
                                                                                      block.verdict.value)
-    out.append(text + "\n")
+    out.append(visible(text) + "\n")
     return out
 
 

@@ -1,0 +1,47 @@
+"""Progress of long work on the terminal: rich on stderr, silent when stderr
+is not a terminal or with ``--quiet`` (so pipes, CI logs and golden files never
+see it)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+DELAY = 0.5       # seconds before anything is shown: short runs stay silent
+
+
+@contextmanager
+def progress_display(enabled: bool = True, what: str = "working",
+                     total: int | None = None) -> Iterator[Callable[..., None]]:
+    """Yields ``show(text, advance=0)``; draws a status line (and a bar when
+    ``total`` is known) on stderr while the block runs."""
+    if not enabled or not sys.stderr.isatty():
+        yield lambda *a, **k: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = [SpinnerColumn(), TextColumn("{task.description}")]
+    if total is not None:
+        columns += [BarColumn(), TextColumn("{task.completed}/{task.total}")]
+    columns.append(TimeElapsedColumn())
+    progress = Progress(*columns, console=Console(file=sys.stderr), transient=True)
+    task = progress.add_task(what, total=total)
+    timer = threading.Timer(DELAY, progress.start)      # short runs never draw anything
+    timer.daemon = True
+    timer.start()
+
+    def show(text: str | None = None, advance: int = 0) -> None:
+        if text is not None:
+            progress.update(task, description=f"{what} {text}")
+        if advance:
+            progress.advance(task, advance)
+
+    try:
+        yield show
+    finally:
+        timer.cancel()
+        timer.join()
+        progress.stop()
