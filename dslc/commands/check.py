@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
@@ -10,18 +9,11 @@ import sys
 from rich.console import Console
 
 from dslc import limits
+from dslc.commands.common import timeout_arg
 from dslc.pipeline import Options, check_paths
 from dslc.results import exit_status
 
 FORMATS = ("text", "json", "gcc", "sarif")
-
-
-def timeout_arg(text: str) -> float:
-    """argparse type of ``--timeout``: positive and finite seconds."""
-    try:
-        return limits.parse_timeout(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parser(sub) -> None:

@@ -3,9 +3,13 @@ errors, number arguments and the choice of a block."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
+from contextlib import contextmanager
 from fractions import Fraction
+
+from dslc import limits
 
 from dslc.dipa.paths import PathTextError, parse_number
 from dslc.ir.dipa import DiPA
@@ -23,6 +27,34 @@ def allow_negative_values(parser) -> None:
     commands starts with `-` and a digit)."""
     if hasattr(parser, "_negative_number_matcher"):
         parser._negative_number_matcher = re.compile(r"^-[\d.∞]|^-inf")
+
+
+def timeout_arg(text: str) -> float:
+    """argparse type of ``--timeout``: positive and finite seconds."""
+    try:
+        return limits.parse_timeout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_timeout(parser, what: str) -> None:
+    parser.add_argument("--timeout", type=timeout_arg, default=limits.DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"time allowed to {what}, every phase included (default "
+                             f"{limits.DEFAULT_TIMEOUT:g}); past it the command stops with exit 2")
+
+
+@contextmanager
+def time_budget(seconds: float, what: str):
+    """Run the body under a ``seconds`` budget; a spent budget becomes a
+    UsageError naming ``what`` (exit 2, one line, never a partial result)."""
+    try:
+        with limits.scope(limits.Deadline(seconds)):
+            yield
+    except limits.Cancelled as exc:
+        if exc.reason != "timeout":
+            raise
+        raise UsageError(f"{what} did not finish within the time limit of {seconds:g} s",
+                         "raise it with --timeout SECONDS") from None
 
 
 def fail(exc: PathTextError) -> int:

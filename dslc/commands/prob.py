@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from dslc.commands.common import UsageError, allow_negative_values, fail, load_dipa, parse_epsilon
+from dslc.commands.common import (UsageError, add_timeout, allow_negative_values, fail, load_dipa,
+                                  parse_epsilon, time_budget)
 from dslc.dipa.paths import PathTextError, build_path, parse_inputs, parse_outputs
 
 PROB_BUDGET = 20_000_000     # terms carried per run (a minute or two)
@@ -29,6 +30,7 @@ def add_parser(sub) -> None:
                         "step that outputs nothing, or an interval `(lo,hi)` for a real output")
     p.add_argument("--block", default=None, metavar="NAME", help="the block (default: the only DiPA block)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_timeout(p, "the computation")
     allow_negative_values(p)
     p.set_defaults(func=run)
 
@@ -42,15 +44,16 @@ def run(args) -> int:
         outputs = parse_outputs(args.outputs)
         if not outputs:
             raise UsageError("no outputs given", "e.g. --outputs bot,bot,top")
-        dipa = load_dipa(args.file, args.block)
-        steps = build_path(dipa, inputs, outputs)
-        try:
-            result = path_probability(dipa, steps, eps, budget=PROB_BUDGET)
-        except PathError as exc:
-            raise UsageError(str(exc)) from None
-        except TooExpensive:
-            raise UsageError(f"the path is too expensive to compute exactly (more than {PROB_BUDGET} "
-                             "terms carried)", "try a shorter path") from None
+        with time_budget(args.timeout, "the probability"):
+            dipa = load_dipa(args.file, args.block)
+            steps = build_path(dipa, inputs, outputs)
+            try:
+                result = path_probability(dipa, steps, eps, budget=PROB_BUDGET)
+            except PathError as exc:
+                raise UsageError(str(exc)) from None
+            except TooExpensive:
+                raise UsageError(f"the path is too expensive to compute exactly (more than {PROB_BUDGET} "
+                                 "terms carried)", "try a shorter path") from None
     except PathTextError as exc:
         return fail(exc)
     if args.format == "json":

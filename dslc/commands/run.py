@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import sys
 
-from dslc.commands.common import UsageError, allow_negative_values, fail, load_dipa_block, parse_epsilon
+from dslc import limits
+from dslc.commands.common import (UsageError, add_timeout, allow_negative_values, fail, load_dipa_block,
+                                  parse_epsilon, time_budget)
 from dslc.dipa.paths import PathTextError, parse_inputs
 
 
@@ -25,6 +27,8 @@ def add_parser(sub) -> None:
                    help="run N times and print a histogram of the output sequences")
     p.add_argument("--block", default=None, metavar="NAME", help="the block (default: the only DiPA block)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_timeout(p, "all the runs together")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
     allow_negative_values(p)
     p.set_defaults(func=run)
 
@@ -51,38 +55,54 @@ def _json_value(o):
     return o if isinstance(o, str) and o else (None if isinstance(o, str) else float(o))
 
 
+def _sample(once, samples: int, quiet: bool):
+    """``samples`` runs into a histogram, with progress on a terminal and the
+    time budget checked between runs."""
+    from dslc.commands.progress import progress_display
+    from dslc.dipa.sampler import Histogram
+
+    hist = Histogram()
+    step = max(1, min(10_000, samples // 100))
+    with progress_display(not quiet, "sampling", total=samples) as show:
+        for i in range(samples):
+            hist.add(once().outputs)
+            if (i + 1) % step == 0:
+                limits.checkpoint()
+                show(advance=step)
+    return hist
+
+
 def run(args) -> int:
     import random
 
     from dslc.dipa.interpret import run_program
-    from dslc.dipa.sampler import Histogram, Noise, RunError, run_once
+    from dslc.dipa.sampler import Noise, RunError, run_once
 
     try:
         eps = parse_epsilon(args.epsilon)
         inputs = parse_inputs(args.inputs)
         seed = _int(args.seed, "--seed")
         samples = _int(args.samples, "--samples", minimum=1)
-        chosen = load_dipa_block(args.file, args.block)
-        dipa, program = chosen.artifacts["dipa"], chosen.artifacts.get("ast")
-        if chosen.kind != "mechanism":
-            program = None
-        rng = random.Random(seed)
+        with time_budget(args.timeout, "the run"):
+            chosen = load_dipa_block(args.file, args.block)
+            dipa, program = chosen.artifacts["dipa"], chosen.artifacts.get("ast")
+            if chosen.kind != "mechanism":
+                program = None
+            rng = random.Random(seed)
 
-        def once():
-            # a mechanism runs as written (its direct interpreter); an automaton as the IR
-            if program is not None:
-                return run_program(program, inputs, eps, Noise(rng))
-            return run_once(dipa, inputs, eps, Noise(rng))
+            def once():
+                # a mechanism runs as written (its direct interpreter); an automaton as the IR
+                if program is not None:
+                    return run_program(program, inputs, eps, Noise(rng))
+                return run_once(dipa, inputs, eps, Noise(rng))
 
-        try:
-            if samples is None:
-                res = once()
-            else:
-                hist = Histogram()
-                for _ in range(samples):
-                    hist.add(once().outputs)
-        except RunError as exc:
-            raise UsageError(str(exc)) from None
+            try:
+                if samples is None:
+                    res = once()
+                else:
+                    hist = _sample(once, samples, quiet=args.quiet)
+            except RunError as exc:
+                raise UsageError(str(exc)) from None
     except PathTextError as exc:
         return fail(exc)
     if samples is None:

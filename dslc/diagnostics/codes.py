@@ -63,8 +63,11 @@ comment or string that is never closed.  `.dp` accepts ASCII and the Unicode
 spellings `ε ≥ ≤ ⊤ ⊥ → ′`.
 """)
 register("E004", "unreadable-file", "The file could not be read as UTF-8 text.", """
-The path does not exist, is not readable, or holds binary data (a NUL byte
-or bytes that are not UTF-8).  `.dp` files are UTF-8 text.
+The path does not exist, is not readable, is not a regular file (a FIFO, a
+device such as `/dev/zero`, a socket: these are refused without being read,
+so they can neither block nor fill the memory; pipe them through `-`
+instead), or holds binary data (a NUL byte or bytes that are not UTF-8).
+`.dp` files are UTF-8 text.
 """)
 register("E005", "nesting-too-deep", "Blocks are nested deeper than the limit.", """
 `dslc` accepts up to 200 levels of nested `{ }`.  Deeper nesting is almost

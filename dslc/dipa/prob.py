@@ -37,6 +37,7 @@ from decimal import Decimal
 from fractions import Fraction
 from math import comb, factorial, lcm
 
+from dslc import limits
 from dslc.ir.dipa import DiPA, Guard, OutKind
 
 Interval = tuple  # (lo, hi): Fraction or None for −∞ / +∞
@@ -511,6 +512,7 @@ def _probability_function(prep: _Prepared, en: _Engine) -> PW:
     """Pr[ε, x, ρ] as a function of the initial value x."""
     f = PW.const(Decimal(1))
     for t, d, dprime, nu, nu_p, lo, hi in reversed(prep.rows):
+        limits.checkpoint()
         rho = prep.rate(d)
         nu_i, lo_i, hi_i = prep.point(nu), prep.point(lo), prep.point(hi)
         k_prime = Decimal(1)

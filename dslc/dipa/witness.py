@@ -602,6 +602,7 @@ class Outcome:
     witness: Witness | None = None
     shown: Shown | None = None
     problem: str | None = None          # an internal problem: the witness is not shown
+    timed_out: bool = False             # no witness within --timeout (not a bug)
 
 
 def parse_epsilon_option(raw) -> tuple[Fraction | None, str | None]:
@@ -623,14 +624,19 @@ def build_witnesses(dipa: DiPA, found: CheckResult, epsilon: Fraction | None = N
     text replays to the printed probabilities); one that fails is a bug,
     kept as a problem and never shown."""
     out = []
-    for v in found.violations:
+    for k, v in enumerate(found.violations):
         try:
             w = evaluate(dipa, construct(dipa, v), epsilon)
             for r in w.rows:
                 verify_instance(dipa, w.instance(r.length))
             out.append(Outcome(v, w, show(dipa, w)))
-        except limits.Cancelled:
-            raise
+        except limits.Cancelled as exc:
+            if exc.reason != "timeout":
+                raise
+            # the verdict stands; the witnesses still missing are said to be missing
+            out += [Outcome(u, problem="the time limit was reached before its witness was computed",
+                            timed_out=True) for u in found.violations[k:]]
+            break
         except Exception as exc:  # noqa: BLE001 - one bad witness must not lose the verdict
             if os.environ.get("DSLC_DEBUG"):
                 raise
@@ -641,8 +647,12 @@ def build_witnesses(dipa: DiPA, found: CheckResult, epsilon: Fraction | None = N
 def attach(diag, outcome: Outcome, dipa: DiPA, kinds: set[str], path: str | None, block: str) -> None:
     """The witness's notes and JSON data on its diagnostic (presentation only)."""
     if outcome.witness is None:
-        diag.note(f"no witness could be built for this violation (internal problem: "
-                  f"{outcome.problem}); please report it")
+        if outcome.timed_out:
+            diag.note("no witness: the time limit was reached first (raise it with `--timeout`); "
+                      "the violation itself is proven")
+        else:
+            diag.note(f"no witness could be built for this violation (internal problem: "
+                      f"{outcome.problem}); please report it")
         return
     w, shown = outcome.witness, outcome.shown
     data = diag.data.setdefault("witness", {})
