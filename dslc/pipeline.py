@@ -153,18 +153,18 @@ class BlockCompilation:
         if block is None:
             return self._failed()
         if not hasattr(module, "lower"):                # a backend not split into phases
-            return module.check_block(block, self.source, self.options)
+            result = module.check_block(block, self.source, self.options)
+            result.syntax = block
+            return result
         ir, diags = self.lowered
         if diags or ir is None:
             self.diagnostics.extend(diags)
             result = self._failed()
-            result.artifacts["ast"] = block
-            if ir is not None:
-                result.artifacts["dipa" if self.kind.family == "dipa" else "ir"] = ir
+            result.syntax, result.ir = block, ir
             return result
         analysis = module.analyse(ir, self.options)
         result = BlockResult(self.name, self.chunk.keyword, self.chunk.name_span, Verdict.ERROR)
-        result.artifacts["ast"] = block
+        result.syntax = block
         module.report(ir, analysis, result, self.options, self.source.path)
         return result
 

@@ -37,3 +37,25 @@ def test_duplicate_block_names():
     result = check_source(SourceFile("t.dp", TWO + TWO.replace("mechanism b", "mechanism c")))
     codes = [d.code for b in result.blocks for d in b.diagnostics]
     assert "E009" in codes
+
+
+def test_every_block_result_carries_its_phase_products():
+    """Typed phase products, not a dict to reach into: `syntax`, `ir`, `analysis`."""
+    from pathlib import Path
+
+    from dslc.ir.dipa import DiPA
+    from dslc.pipeline import check_path
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    seen = set()
+    for path in sorted(examples.glob("*.dp")):
+        for b in check_path(str(path), {"timeout": 30}).blocks:
+            if b.verdict.value == "error":
+                continue
+            seen.add(b.kind)
+            assert b.syntax is not None and b.ir is not None and b.analysis is not None, (path, b.name)
+            if b.kind in ("automaton", "mechanism"):
+                assert isinstance(b.ir, DiPA) and b.analysis.weight is not None or b.analysis.violations
+            # the older spelling reads the same objects
+            assert b.artifacts.get("ast") is b.syntax
+    assert {"automaton", "mechanism", "chain"} <= seen

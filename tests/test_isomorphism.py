@@ -39,8 +39,8 @@ def as_graph(dipa: DiPA) -> nx.MultiDiGraph:
 def test_mechanism_lowers_to_its_automaton_twin(figure):
     result = check_path(str(ROOT / "examples" / f"{figure}.dp"))
     blocks = {b.name: b for b in result.blocks}
-    mech = blocks[figure].artifacts["dipa"]
-    auto = blocks[f"{figure}_automaton"].artifacts["dipa"]
+    mech = blocks[figure].ir
+    auto = blocks[f"{figure}_automaton"].ir
     same = nx.is_isomorphic(as_graph(mech), as_graph(auto),
                             node_match=lambda a, b: a["label"] == b["label"],
                             edge_match=lambda a, b: sorted(v["label"] for v in a.values())
@@ -51,14 +51,14 @@ def test_mechanism_lowers_to_its_automaton_twin(figure):
 def test_isomorphism_check_can_fail():
     result = check_path(str(ROOT / "examples" / "svt.dp"))
     other = check_path(str(ROOT / "examples" / "sorted_desc.dp"))
-    a = result.blocks[0].artifacts["dipa"]
-    b = other.blocks[1].artifacts["dipa"]
+    a = result.blocks[0].ir
+    b = other.blocks[1].ir
     assert not nx.is_isomorphic(as_graph(a), as_graph(b), node_match=lambda x, y: x["label"] == y["label"])
 
 
 def test_every_mechanism_state_and_transition_has_a_span():
     for figure in FIGURES:
         result = check_path(str(ROOT / "examples" / f"{figure}.dp"))
-        dipa = result.blocks[0].artifacts["dipa"]
+        dipa = result.blocks[0].ir
         assert all(s.span is not None for s in dipa.states)
         assert all(t.span is not None for t in dipa.transitions)

@@ -153,7 +153,7 @@ def test_initial_transition_may_output_insample_as_in_dipaut():
     """DiPAut's examples/well_formed/example_23.dipa: private, d = 5/2."""
     (b,) = blocks(INITIAL_RELEASE)
     assert b.verdict is Verdict.PRIVATE and b.d == F(5, 2)
-    dipa = b.artifacts["dipa"]
+    dipa = b.ir
     assert literal_check(dipa) == (set(), F(5, 2))
 
 
@@ -165,8 +165,8 @@ def test_initial_release_followed_by_an_ag_path_to_a_g_cycle_is_dp004_a():
         state q2 input Lap(ε, 0) { }
     }""")
     assert b.verdict is Verdict.NOT_PRIVATE
-    found = check(b.artifacts["dipa"])
-    assert found.subkinds == literal_check(b.artifacts["dipa"])[0] == {"DP004/a/AG"}
+    found = check(b.ir)
+    assert found.subkinds == literal_check(b.ir)[0] == {"DP004/a/AG"}
 
 
 def test_mechanism_whose_first_step_releases_its_draw():

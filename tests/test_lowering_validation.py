@@ -42,7 +42,7 @@ def lower(text: str):
 
 def behaves_the_same(block, inputs, epsilon, seed) -> str | None:
     """None if the program and its automaton agree on this run, else why not."""
-    program, dipa = block.artifacts["ast"], block.artifacts["dipa"]
+    program, dipa = block.syntax, block.ir
     outcome = []
     for runner in (lambda n: run_program(program, inputs, epsilon, n, max_statements=3000),
                    lambda n: run_once(dipa, inputs, epsilon, n, max_steps=1000)):

@@ -130,14 +130,14 @@ def test_definition_of_a_transition_target():
 
 def test_other_block_kinds_are_handled_generically():
     """A block without DiPA artifacts (e.g. an hmm) still gets a symbol and a hover;
-    backends can add symbols and hovers through artifacts."""
+    backends can add symbols and hovers through `features`."""
     text = "hmm survey {\n    state a\n}\n"
     a = analyse(URI, "/doc.dp", text, 1, 1)
     src = a.result.source
     block = BlockResult("survey", "hmm", src.span(4, 10), Verdict.UNKNOWN,
                         diagnostics=[Diagnostic("DP101", "a secret pair is distinguishable")])
-    block.artifacts["symbols"] = [("a", "hidden state", src.span(17, 24), src.span(23, 24))]
-    block.artifacts["hover"] = [(src.span(23, 24), "hidden state `a`")]
+    block.features["symbols"] = [("a", "hidden state", src.span(17, 24), src.span(23, 24))]
+    block.features["hover"] = [(src.span(23, 24), "hidden state `a`")]
     a.result.blocks[:] = [block]
     a.extents[0].block = block
     [sym] = features.document_symbols(a)

@@ -138,7 +138,7 @@ def test_monte_carlo_cross_check():
     """Sampling agrees with the computed probability where the ratio is small."""
     from dslc.pipeline import check_source, read_source
     src, _ = read_source("examples/sorted_desc.dp")
-    dipa = [b for b in check_source(src, {}).blocks if b.name == "sorted_desc_automaton"][0].artifacts["dipa"]
+    dipa = [b for b in check_source(src, {}).blocks if b.name == "sorted_desc_automaton"][0].ir
     steps = [Step(0, F(0)), Step(1, F(-1)), Step(1, F(-2)), Step(2, F(0))]
     p = float(path_probability(dipa, steps, F(1)).probability)
     n = 15000
@@ -203,7 +203,7 @@ def test_cancellation_and_truncation_against_plain_high_precision():
     from dslc.dipa import prob as P
     from dslc.pipeline import check_source, read_source
     src, _ = read_source("examples/svt_star.dp")
-    dipa = [b for b in check_source(src, {}).blocks if b.name == "svt_star_automaton"][0].artifacts["dipa"]
+    dipa = [b for b in check_source(src, {}).blocks if b.name == "svt_star_automaton"][0].ir
     h = F(1, 2)
     steps = [Step(0)] + [Step(1, h)] * 24 + [Step(2, F(0))] + [Step(3, -h)] * 24
     got = path_probability(dipa, steps, F(4))

@@ -56,7 +56,7 @@ def test_outputs_follow_the_automaton(capsys):
 
 def test_histogram_matches_probabilities():
     src, _ = read_source("examples/svt.dp")
-    dipa = [b for b in check_source(src, {}).blocks if b.name == "svt_automaton"][0].artifacts["dipa"]
+    dipa = [b for b in check_source(src, {}).blocks if b.name == "svt_automaton"][0].ir
     n = 20000
     hist = sample(dipa, [F(0), F(1)], F(1), n, seed=3)
     p = float(path_probability(dipa, [Step(0), Step(1, F(0)), Step(2, F(1))], F(1)).probability)
@@ -116,6 +116,6 @@ def test_block_selection_errors(capsys, tmp_path):
 
 def test_run_once_stops_when_input_is_used_up():
     src, _ = read_source("examples/svt.dp")
-    dipa = [b for b in check_source(src, {}).blocks if b.name == "svt_automaton"][0].artifacts["dipa"]
+    dipa = [b for b in check_source(src, {}).blocks if b.name == "svt_automaton"][0].ir
     res = run_once(dipa, [F(-100)] * 3, F(1), random.Random(0))
     assert res.outputs == ["⊥", "⊥", "⊥", "⊥"] and res.stopped == "the input is used up"

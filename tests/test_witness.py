@@ -37,7 +37,7 @@ def witness_json(capsys, path: str) -> list[tuple[str, dict]]:
 
 def dipa_of(path: str, name: str) -> DiPA:
     src, _ = read_source(path)
-    return [b for b in check_source(src, {}).blocks if b.name == name][0].artifacts["dipa"]
+    return [b for b in check_source(src, {}).blocks if b.name == name][0].ir
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES))

@@ -73,12 +73,12 @@ def parse_epsilon(text: str) -> Fraction:
 
 def load_dipa(path: str, block: str | None) -> DiPA:
     """The lowered DiPA of a block of ``path``; UsageError if there is none."""
-    return load_dipa_block(path, block).artifacts["dipa"]
+    return load_dipa_block(path, block).ir
 
 
 def load_dipa_block(path: str, block: str | None):
-    """The result of a valid DiPA block of ``path`` (its artifacts hold the
-    AST and the DiPA); UsageError if there is none."""
+    """The result of a valid DiPA block of ``path`` (its ``syntax`` is the
+    AST and its ``ir`` the DiPA); UsageError if there is none."""
     from dslc.pipeline import check_source, read_source
     from dslc.results import Verdict
 
@@ -106,7 +106,7 @@ def load_dipa_block(path: str, block: str | None):
         if chosen.kind not in ("automaton", "mechanism"):
             raise UsageError(f"block `{block}` is a `{chosen.kind}` block, not a DiPA "
                              "(automaton or mechanism)")
-    dipa = chosen.artifacts.get("dipa")
+    dipa = chosen.ir
     if chosen.verdict is Verdict.ERROR or dipa is None:
         first = next((d for d in chosen.diagnostics if d.is_error), None)
         why = f": {first.code} {first.message}" if first else ""

@@ -85,7 +85,7 @@ def run(args) -> int:
         samples = _int(args.samples, "--samples", minimum=1)
         with time_budget(args.timeout, "the run"):
             chosen = load_dipa_block(args.file, args.block)
-            dipa, program = chosen.artifacts["dipa"], chosen.artifacts.get("ast")
+            dipa, program = chosen.ir, chosen.syntax
             if chosen.kind != "mechanism":
                 program = None
             rng = random.Random(seed)

@@ -57,10 +57,10 @@ def analyse(dipa: DiPA, options) -> Analysis:
 
 def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: str | None = None) -> None:
     found = analysis.check
-    result.artifacts["dipa"] = dipa
-    result.artifacts["check"] = found
-    result.extra["states"] = len(dipa.states)
-    result.extra["transitions"] = len(dipa.transitions)
+    result.ir = dipa
+    result.analysis = found
+    result.details["states"] = len(dipa.states)
+    result.details["transitions"] = len(dipa.transitions)
     if found.well_formed:
         result.verdict = Verdict.PRIVATE
         result.d = found.weight
@@ -68,9 +68,9 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
         # The per-transition lists are presentation for --explain and JSON;
         # they are skipped when the caller asks for neither (large automata).
         if options.explain:
-            result.explain = explain_labels(dipa, found)
+            result.cost_labels = explain_labels(dipa, found)
         if options.details:
-            result.extra["critical"] = critical_json(dipa, found)
+            result.details["critical"] = critical_json(dipa, found)
     else:
         result.verdict = Verdict.NOT_PRIVATE
         result.summary = "not differentially private for any d: " + ", ".join(sorted(found.kinds))
@@ -88,4 +88,4 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
     warning = unreachable_diagnostic(dipa, found)
     if warning is not None:
         result.diagnostics.append(warning)
-    result.extra["weight"] = fmt_fraction(found.weight) if found.weight is not None else None
+    result.details["weight"] = fmt_fraction(found.weight) if found.weight is not None else None

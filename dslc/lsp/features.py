@@ -2,10 +2,10 @@
 
 Everything here formats what the phases already computed: the block results
 (verdict, d, diagnostics) for every block kind, and for DiPA blocks the IR
-(``artifacts["dipa"]``) and the checker's result (``artifacts["check"]``)
+(``BlockResult.ir``) and the checker's result (``BlockResult.analysis``)
 when present.  Other backends can contribute without changes here by putting
-``artifacts["symbols"]`` (a list of ``(name, detail, span, name_span)``) and
-``artifacts["hover"]`` (a list of ``(span, markdown)``) into their results.
+``BlockResult.features["symbols"]`` (a list of ``(name, detail, span, name_span)``) and
+``features["hover"]`` (a list of ``(span, markdown)``) into their results.
 """
 
 from __future__ import annotations
@@ -35,6 +35,14 @@ VERDICT = {
 _PRIORITY = {"block": 0, "extra": 1, "draw": 2, "state": 3, "transition": 4}
 
 
+def _dipa(block: BlockResult) -> DiPA | None:
+    return block.ir if block.kind in ("automaton", "mechanism") else None
+
+
+def _check(block: BlockResult):
+    return block.analysis if block.kind in ("automaton", "mechanism") else None
+
+
 def _md(text: str) -> lsp.MarkupContent:
     return lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text)
 
@@ -61,7 +69,7 @@ def hover(analysis: Analysis, position: lsp.Position) -> lsp.Hover | None:
     kind = min((h[1] for h in hits), key=_PRIORITY.__getitem__)
     chosen = [h for h in hits if h[1] == kind]
     span = chosen[0][0]
-    dipa: DiPA | None = block.artifacts.get("dipa")
+    dipa: DiPA | None = _dipa(block)
     if kind == "block":
         text = _block_text(analysis, block)
     elif kind == "extra":
@@ -85,14 +93,14 @@ def _hits(block: BlockResult, offset: int) -> list[tuple[Span, str, object]]:
     hits: list[tuple[Span, str, object]] = []
     if _inside(block.span, offset):
         hits.append((block.span, "block", None))
-    for span, text in block.artifacts.get("hover", ()) or ():
+    for span, text in block.features.get("hover", ()) or ():
         if _inside(span, offset):
             hits.append((span, "extra", text))
     for name in _markov_names(block):
         for span in name.uses:
             if _inside(span, offset):
                 hits.append((span, "extra", name.hover(block)))
-    dipa: DiPA | None = block.artifacts.get("dipa")
+    dipa: DiPA | None = _dipa(block)
     if dipa is None:
         return hits
     for q, s in enumerate(dipa.states):
@@ -119,8 +127,8 @@ def _block_text(analysis: Analysis, block: BlockResult) -> str:
     parts = [_title(block)]
     if block.summary:
         parts.append(block.summary)
-    dipa: DiPA | None = block.artifacts.get("dipa")
-    check = block.artifacts.get("check")
+    dipa: DiPA | None = _dipa(block)
+    check = _check(block)
     if dipa is not None and check is not None:
         line = f"{len(dipa.states)} states, {len(dipa.transitions)} transitions"
         if block.verdict is Verdict.PRIVATE and check.heaviest:
@@ -140,7 +148,7 @@ def _block_text(analysis: Analysis, block: BlockResult) -> str:
 
 
 def _cost(block: BlockResult, dipa: DiPA, e: int) -> str:
-    check = block.artifacts.get("check")
+    check = _check(block)
     if check is None:
         return "not checked (the block has errors)"
     t = dipa.transitions[e]
@@ -151,7 +159,7 @@ def _cost(block: BlockResult, dipa: DiPA, e: int) -> str:
     cost = dict(check.critical).get(e)
     if cost is None:
         return "critical"
-    for label in block.explain:
+    for label in block.cost_labels:
         if t.span is not None and (label.span.start, label.span.end) == (t.span.start, t.span.end):
             return label.message
     text = f"critical, cost {fmt_fraction(cost)}"
@@ -238,7 +246,7 @@ def document_symbols(analysis: Analysis, hierarchical: bool = True):
                     and span.start <= name_span.start and name_span.end <= span.end):
                 continue
             children.append(lsp.DocumentSymbol(
-                name=name, kind=STATE_KIND if block.artifacts.get("dipa") is not None else OTHER_KIND,
+                name=name, kind=STATE_KIND if _dipa(block) is not None else OTHER_KIND,
                 range=enc.span_range(span), selection_range=enc.span_range(name_span), detail=detail))
         tree.append(lsp.DocumentSymbol(
             name=block.name, kind=BLOCK_KIND, range=enc.range(ext.start, ext.end),
@@ -257,12 +265,12 @@ def document_symbols(analysis: Analysis, hierarchical: bool = True):
 
 
 def _state_symbols(block: BlockResult):
-    extra = block.artifacts.get("symbols")
+    extra = block.features.get("symbols")
     if extra:
         yield from extra
     for name in _markov_names(block):
         yield name.name, name.role, name.span, name.span
-    dipa: DiPA | None = block.artifacts.get("dipa")
+    dipa: DiPA | None = _dipa(block)
     if dipa is None:
         return
     for q, s in enumerate(dipa.states):
@@ -286,7 +294,7 @@ def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location]
     for name in _markov_names(block):
         if any(_inside(span, offset, inclusive_end=True) for span in name.uses):
             return [lsp.Location(uri=analysis.uri, range=analysis.encoder.span_range(name.span))]
-    dipa: DiPA | None = block.artifacts.get("dipa")
+    dipa: DiPA | None = _dipa(block)
     if dipa is None or dipa.kind != "automaton":
         return None
     target = None
@@ -328,17 +336,17 @@ def _markov_names(block: BlockResult) -> list[_Name]:
     """The declared names of an hmm/mdp block (from its model, when the
     backend kept one); cached on the block.  Any surprise in the model's shape
     gives no names rather than an error."""
-    cached = block.artifacts.get("_lsp_names")
+    cached = block.features.get("_lsp_names")
     if cached is not None:
         return cached
     names: list[_Name] = []
-    model = block.artifacts.get("markov")
+    model = (block.ir if block.kind in ("hmm", "mdp") else None)
     try:
         if model is not None:
             names = _names_of(model)
     except Exception:  # noqa: BLE001 - hover and outline are optional extras
         names = []
-    block.artifacts["_lsp_names"] = names
+    block.features["_lsp_names"] = names
     return names
 
 

@@ -45,7 +45,7 @@ def results_json(files: list[FileResult]) -> dict:
                 "diagnostics": [diagnostic_json(d) for d in b.diagnostics],
                 "summary": b.summary,
                 "span": _span(b.span),
-                "details": b.extra,
+                "details": b.details,
             })
         out.append({"file": f.path, "blocks": blocks,
                     "diagnostics": [diagnostic_json(d) for d in f.diagnostics]})

@@ -189,10 +189,10 @@ def render_results(files: list[FileResult], explain: bool = False) -> Text:
                 render_diagnostic(diag, out)
                 out.append("\n")
             out.append_text(render_block_line(block, f.path))
-            if explain and block.explain:
-                why = Diagnostic("", f"why d = {block.extra.get('weight', block.d)}: the critical transitions "
+            if explain and block.cost_labels:
+                why = Diagnostic("", f"why d = {block.details.get('weight', block.d)}: the critical transitions "
                                      f"of `{block.name}` and their costs", severity=Severity.NOTE,
-                                 labels=list(block.explain))
+                                 labels=list(block.cost_labels))
                 why.note("d = wt(A) is the largest total cost of critical transitions (transitions on no "
                          "cycle) along a path; Lemma 3 of the DiPA paper makes the block dε-private for every ε")
                 render_diagnostic(why, out)
