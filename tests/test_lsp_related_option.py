@@ -103,3 +103,21 @@ async def test_neovim_012_gets_related_information(nvim012: LanguageClient):
     diag = nvim012.first
     assert len(diag.related_information) == 2
     assert str(SORTED) not in diag.message
+
+
+def test_inline_related_lines_count_columns_in_characters():
+    """The `file:line:col` lines are read by a person (and by quickfix parsers):
+    they count characters like the text and gcc formats, not UTF-16 units."""
+    from dslc.diagnostics.render.lsp import file_diagnostics
+    from dslc.pipeline import check_source
+    from dslc.source import SourceFile
+
+    text = SORTED.read_text(encoding="utf-8").replace("loop {", "loop { /* 😀😀 */", 1)
+    text = text.replace("if s < x", "/*😀*/ if s < x", 1)
+    result = check_source(SourceFile(str(SORTED), text), {})
+    diags = file_diagnostics(result, SORTED.as_uri(), related_information=False)
+    message = next(d.message for d in diags if d.code == "DP001")
+    src = SourceFile(str(SORTED), text)
+    line, col = src.line_col(text.index("s < x"))
+    assert f"{SORTED}:{line}:{col}: the next turn compares a fresh draw with that `x`" in message
+    assert col == text.split("\n")[line - 1].index("s < x") + 1

@@ -175,7 +175,10 @@ def to_lsp_diagnostic(d: Diagnostic, uris: _Uris, *, related_information: bool =
             related.append(lsp.DiagnosticRelatedInformation(
                 location=lsp.Location(uri=uri, range=where), message=text))
         else:
-            inline.append(f"{label.span.path}:{where.start.line + 1}:{where.start.character + 1}: {text}")
+            # read by a person: the same line:column as the text and gcc renderers
+            # (columns in characters), not the protocol's code units
+            line, col = label.span.file.line_col(label.span.start)
+            inline.append(f"{label.span.path}:{line}:{col}: {text}")
     info = codes.lookup(d.code) if d.code else None
     return lsp.Diagnostic(
         range=rng,
