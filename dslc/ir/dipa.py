@@ -95,6 +95,11 @@ class DiPA:
     span: Span | None = None          # the block's name
     kind: str = "automaton"
     loop_spans: dict[int, Span] = field(default_factory=dict)  # state -> `loop` keyword (mechanisms)
+    # The header's declarations (dslc/ir/claims.py): `budget Dε` and `sensitivity Δ`.
+    budget: Fraction | None = None
+    budget_span: Span | None = None
+    sensitivity: Fraction = Fraction(1)
+    sensitivity_span: Span | None = None
 
     def add_state(self, state: State) -> int:
         self.states.append(state)

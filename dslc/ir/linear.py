@@ -94,13 +94,15 @@ def evaluate(expr: ast.Expr, resolve: Resolver) -> Linear:
     return fold(expr, LinearDomain(resolve))
 
 
-def constant_resolver(params: dict[str, Fraction] | None = None) -> Resolver:
-    """Resolver for contexts where only numbers, ε and parameters may appear."""
+def constant_resolver(params: dict[str, Fraction | Linear] | None = None) -> Resolver:
+    """Resolver for contexts where only numbers, ε and parameters may appear
+    (a parameter's value is a constant or, as in `e1 = ε/3`, a multiple of ε)."""
     params = params or {}
 
     def resolve(node: ast.Expr) -> Linear:
         if isinstance(node, ast.Name) and node.name in params:
-            return Linear(const=params[node.name])
+            value = params[node.name]
+            return value if isinstance(value, Linear) else Linear(const=value)
         if isinstance(node, ast.Name):
             raise DiagnosticError(error("E119", f"unknown name `{node.name}`", node.span,
                                         "not defined here")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.suggest import did_you_mean
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, State,
                           Transition, symbol, SILENT)
+from dslc.ir.claims import lower_claims
 from dslc.ir.linear import NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
 from dslc.syntax import ast
 
@@ -17,6 +18,9 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
     dipa = DiPA(block.name, span=block.name_span, kind="automaton")
     index: dict[str, int] = {}
     resolve = constant_resolver()
+    claims, claim_diags = lower_claims(block.claims, resolve)
+    diags.extend(claim_diags)
+    _set_claims(dipa, claims)
     if not block.states:
         diags.append(error("E105", f"automaton `{block.name}` has no states", block.name_span,
                            "declare at least an initial state")
@@ -59,10 +63,9 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
         for t in decl.transitions:
             guard = _guard(t.guard, diags)
             if t.target not in index:
-                close = difflib.get_close_matches(t.target, list(index), n=1)
                 diag = error("E101", f"unknown state `{t.target}`", t.target_span, "no state has this name")
-                diag.with_help(f"did you mean `{close[0]}`?" if close
-                               else f"declare it: `state {t.target} input Lap(ε, 0) {{ }}`")
+                diag.with_help(did_you_mean(t.target, index)
+                               or f"declare it: `state {t.target} input Lap(ε, 0) {{ }}`")
                 diags.append(diag)
                 continue
             if guard is None:
@@ -79,6 +82,11 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
 
 
 _ZERO = Fraction(0)
+
+
+def _set_claims(dipa: DiPA, claims) -> None:
+    dipa.budget, dipa.budget_span = claims.budget, claims.budget_span
+    dipa.sensitivity, dipa.sensitivity_span = claims.sensitivity, claims.sensitivity_span
 _PARAMS_CACHE: dict[tuple[str, str], tuple[Fraction, Fraction]] = {}
 
 

@@ -39,6 +39,7 @@ from fractions import Fraction
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, SILENT, DiPA, Guard, Output, State,
                           Transition, symbol)
+from dslc.ir.claims import lower_claims
 from dslc.ir.linear import Linear, NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
 from dslc.source import Span
 from dslc.syntax import ast
@@ -187,7 +188,7 @@ class Lowerer:
         self.code = code
         self.stored = stored
         self.lenient = lenient
-        self.params: dict[str, Fraction] = {}
+        self.params: dict[str, Fraction | Linear] = {}    # constants, or multiples of ε (`e1 = ε/3`)
         self.variables: dict[str, Span] = {}          # name -> first assignment
         self.compared: dict[str, Span] = {}            # lenient pass: names compared across steps
         self.first_targets: list[str] = []             # lenient pass: first step's draw targets
@@ -214,11 +215,12 @@ class Lowerer:
             except DiagnosticError as exc:
                 diags.extend(exc.diagnostics)
                 continue
-            if not value.is_const():
+            if value.input != 0:                  # pragma: no cover - a read is refused above
                 diags.append(error("E109", f"parameter `{p.name}` must be an exact constant",
                                    p.default.span, "not a constant"))
                 continue
-            self.params[p.name] = value.const
+            # a constant, or a share of the budget such as `e1 = ε/3` (used as a rate)
+            self.params[p.name] = value.const if value.is_const() else value
         return diags
 
     def collect_variables(self) -> list[Diagnostic]:
@@ -306,7 +308,8 @@ class Lowerer:
                                     node.span, what)
                               .with_help("centre the draw on the value read in this step, e.g. `Lap(ε, q)`"))
                 if node.name in self.params:
-                    return Linear(const=self.params[node.name])
+                    value = self.params[node.name]
+                    return value if isinstance(value, Linear) else Linear(const=value)
                 self.fail(self.unknown_name(node))
             if isinstance(node, ast.Draw):
                 self.fail(error("E115", "the mean of a draw cannot be a draw", node.span, "nested draw"))
@@ -687,9 +690,15 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
             if end.target != TERMINAL and end.target not in seen:
                 seen.add(end.target)
                 queue.append(end.target)
+    claims, claim_diags = lower_claims(block.claims, constant_resolver(lw.params))
+    diags.extend(claim_diags)
     if diags:
         return None, _dedupe(diags)
-    return build_dipa(block, code, steps, order)
+    dipa, diags = build_dipa(block, code, steps, order)
+    if dipa is not None:
+        dipa.budget, dipa.budget_span = claims.budget, claims.budget_span
+        dipa.sensitivity, dipa.sensitivity_span = claims.sensitivity, claims.sensitivity_span
+    return dipa, diags
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -125,8 +125,18 @@ class Block(Node):
 
 
 @dataclass
+class Claim(Node):
+    """A declaration between a DiPA block's name and its body:
+    `budget 3/2 ε` or `sensitivity 2` (docs/language.md, "Budgets")."""
+    kind: str                 # "budget" | "sensitivity"
+    value: Expr
+    keyword_span: Span
+
+
+@dataclass
 class AutomatonBlock(Block):
     states: list[StateDecl] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
     kind = "automaton"
 
 
@@ -192,4 +202,5 @@ class MechanismBlock(Block):
     params: list[Param] = field(default_factory=list)
     body: list[Stmt] = field(default_factory=list)
     end_span: Span | None = None   # closing brace of the body
+    claims: list[Claim] = field(default_factory=list)
     kind = "mechanism"

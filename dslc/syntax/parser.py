@@ -47,6 +47,7 @@ TOKEN_WORDS = {
     "INPUT": "`input`", "NOINPUT": "`noinput`", "OUTPUT": "`output`", "STORE": "`store`",
     "TRUE": "`true`", "IF": "`if`", "ELSE": "`else`", "LOOP": "`loop`", "HALT": "`halt`",
     "BREAK": "`break`", "READ": "`read()`", "TOP": "`⊤`", "TOP_A": "`top`", "BOT": "`⊥`",
+    "BUDGET": "`budget`", "SENSITIVITY": "`sensitivity`",
     "BOT_A": "`bot`", "EPS": "`ε`", "EPS_A": "`eps`", "ARROW": "`->`", "ASSIGN": "`:=`",
     "GE": "`>=`", "LE": "`<=`", "LT": "`<`", "GT": "`>`", "PLUS": "`+`", "MINUS": "`-`",
     "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
@@ -204,7 +205,14 @@ class _Builder(Transformer):
     def automaton_block(self, children):
         name = children[1]
         states = self._nodes(children, ast.StateDecl)
-        return ast.AutomatonBlock(self._span(children), str(name), self._tok(name), states=states)
+        return ast.AutomatonBlock(self._span(children), str(name), self._tok(name), states=states,
+                                  claims=self._nodes(children, ast.Claim))
+
+    def claim_budget(self, children):
+        return ast.Claim(self._span(children), "budget", children[1], self._tok(children[0]))
+
+    def claim_sensitivity(self, children):
+        return ast.Claim(self._span(children), "sensitivity", children[1], self._tok(children[0]))
 
     def state(self, children):
         name, kind = children[1], children[2]
@@ -258,7 +266,8 @@ class _Builder(Transformer):
         params = next((c for c in children if isinstance(c, list)), [])
         body = children[-1]
         return ast.MechanismBlock(self._span(children), str(name), self._tok(name),
-                                  params=params, body=body[0], end_span=body[1])
+                                  params=params, body=body[0], end_span=body[1],
+                                  claims=self._nodes(children, ast.Claim))
 
     def params(self, children):
         return self._nodes(children, ast.Param)
@@ -309,13 +318,43 @@ def _norm_op(tok: Token) -> str:
 _PARSE_LOCK = threading.Lock()
 
 
+def _cache_path() -> str | bool:
+    """Where Lark keeps the analysed grammar between runs (grammar construction
+    is most of a small check's time without it).  The file name carries a hash
+    of the grammar and of Lark's version, so a changed grammar never reads a
+    stale table.  Only a folder of the user's own is used (the cache is a
+    pickle, and a shared temporary folder would let others plant one); if it
+    cannot be written, Lark just builds the parser."""
+    import os
+
+    name = f"grammar-{_grammar_hash()}.lark-cache"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "dslc")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if os.access(folder, os.W_OK):
+            return os.path.join(folder, name)
+    except OSError:
+        pass
+    return False
+
+
+def _grammar_hash() -> str:
+    import hashlib
+
+    import lark
+
+    return hashlib.sha256(f"{lark.__version__}\n{grammar_text()}".encode()).hexdigest()[:16]
+
+
 @lru_cache(maxsize=None)
 def _parser() -> tuple[Lark, _Builder]:
     builder_cls = type("Builder", tuple(_TRANSFORMERS) + (_Builder,), {})
     builder = builder_cls()
     parser = Lark(grammar_text(), parser="lalr", lexer="contextual",
                   start=sorted(set(START_RULES.values())),
-                  keep_all_tokens=True, transformer=builder, maybe_placeholders=False)
+                  keep_all_tokens=True, transformer=builder, maybe_placeholders=False,
+                  cache=_cache_path())
     return parser, builder
 
 
