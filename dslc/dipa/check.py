@@ -85,6 +85,9 @@ class CheckResult:
     cost_denominator: int
     heaviest: list[int]                       # critical transitions on a heaviest path
     on_cycle: list[bool]                      # per transition (reachable part)
+    # per state: its strongly connected component (-1 unreachable); ids in Tarjan's
+    # completion order, so every critical transition goes to a smaller id
+    component: list[int] = field(default_factory=list)
 
     @cached_property
     def critical(self) -> list[tuple[int, Fraction]]:
@@ -552,4 +555,4 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         heaviest.reverse()
 
     return CheckResult(reachable, violations, truncated,
-                       weight if not violations else None, critical, denom, heaviest, on_cycle)
+                       weight if not violations else None, critical, denom, heaviest, on_cycle, comp)

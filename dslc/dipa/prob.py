@@ -25,14 +25,15 @@ starting at 40, until that bound is below ``rel_tol`` · p.  Ratios such as
 e^30 (or e^300) are no problem: Decimal has an exponent range of ±10^6.
 
 Non-input steps read no input (τ); an input step's draws have mean μ + a.
-A draw with rate 0 has no distribution; a path that needs one is rejected.
+A draw with rate 0 has no distribution; a path that needs one is rejected (a
+store of rate 0 that no later step of the path compares with is not needed).
 """
 
 from __future__ import annotations
 
 import decimal
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from math import comb, factorial, lcm
@@ -471,8 +472,24 @@ class _Prepared:
         for step in steps:
             if not 0 <= step.transition < len(dipa.transitions):
                 raise PathError(f"no transition {step.transition}")
+        # A store whose value no later step compares with (up to the next store)
+        # does not enter the probability; with rate 0 (`x := Lap(0, 0)`, "stored
+        # but never used") it is taken as a step that stores nothing.
+        compared_later = False
+        unused = set()
+        for k in range(len(steps) - 1, -1, -1):
+            t = dipa.transitions[steps[k].transition]
+            if t.store and not compared_later:
+                unused.add(k)
+            if t.store:
+                compared_later = False
+            if t.guard is not Guard.TRUE:
+                compared_later = True
+        for k, step in enumerate(steps):
             t = dipa.transitions[step.transition]
             s = dipa.states[t.source]
+            if k in unused and s.d <= 0 and t.guard is Guard.TRUE and t.output.kind is not OutKind.INSAMPLE:
+                t = replace(t, store=False)
             if s.is_input:
                 if step.input is None:
                     raise PathError(f"state `{s.name}` reads an input, but the step has none")
