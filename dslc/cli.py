@@ -14,16 +14,21 @@ import sys
 
 from dslc import __version__
 
-# Modules that define subcommands (module path, command name).
+# The subcommands: (module, name, one line of help).  Each module has
+# ``add_parser(subparsers)`` and ``run(args) -> int``; only the module of the
+# command being run is imported (start-up stays fast), the others appear in
+# `dslc --help` through their line here.
 COMMANDS = [
-    ("dslc.commands.check", "check"),
-    ("dslc.commands.explain", "explain"),
-    ("dslc.commands.prob", "prob"),
-    ("dslc.commands.run", "run"),
-    ("dslc.commands.lsp", "lsp"),
-    ("dslc.commands.calibrate", "calibrate"),
-    ("dslc.commands.release", "release"),
+    ("dslc.commands.check", "check", "check every block of .dp files or folders"),
+    ("dslc.commands.explain", "explain", "explain a diagnostic code (e.g. DP001)"),
+    ("dslc.commands.prob", "prob", "probability of one path of a DiPA block"),
+    ("dslc.commands.run", "run", "run a DiPA block on inputs (sampler)"),
+    ("dslc.commands.graph", "graph", "draw the automaton or model of a block (DOT, Mermaid, JSON, SVG)"),
+    ("dslc.commands.lsp", "lsp", "run the language server (LSP over stdio) for editors"),
+    ("dslc.commands.calibrate", "calibrate", "noise scales for every `chain` block (Markov Quilt, Wasserstein, group DP)"),
+    ("dslc.commands.release", "release", "release the query of a series with calibrated Laplace noise"),
 ]
+
 
 DESCRIPTION = """\
 dslc checks differential-privacy mechanisms written in `.dp` files.
@@ -34,12 +39,18 @@ dslc checks differential-privacy mechanisms written in `.dp` files.
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, the full parser of that command
+    alone and a one-line stub for every other (so their modules are not
+    imported)."""
     parser = argparse.ArgumentParser(
         prog="dslc", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dslc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name, _ in COMMANDS:
+    for module_name, name, help_line in COMMANDS:
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_line)
+            continue
         try:
             module = importlib.import_module(module_name)
         except ImportError:
@@ -48,13 +59,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_of(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option)."""
+    names = {name for _, name, _ in COMMANDS}
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in names else None
+    return None
+
+
 class _Parser(argparse.ArgumentParser):
     pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
+    command = _command_of(argv)
+    parser = build_parser(only=command) if command is not None else build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:        # argparse: usage errors exit 2, --help/--version 0

@@ -27,6 +27,10 @@ CASES = [
     ("syntax_errors.out", ["tests/golden/syntax_errors.dp"]),
     ("dipa_errors.out", ["tests/golden/dipa_errors.dp"]),
     ("mechanism_errors.out", ["tests/golden/mechanism_errors.dp"]),
+    # witnesses: a mechanism's in the program's terms, an automaton's as a path of states
+    ("sorted_desc_witness.out", ["examples/sorted_desc.dp", "--witness"]),
+    ("noisy_stream_witness.out", ["examples/noisy_stream.dp", "--witness"]),
+    ("two_cycle_witness.out", ["tests/golden/two_cycle.dp", "--witness"]),
     ("gcc.out", ["examples/sorted_desc.dp", "examples/svt_star.dp", "tests/golden/dipa_errors.dp",
                  "--format", "gcc"]),
 ]

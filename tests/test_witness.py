@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import math
 from fractions import Fraction as F
 
@@ -223,3 +224,28 @@ def test_leaking_pair_mirror():
     v = only(a, "DP002")
     rows, _ = table(a, v, F(1), lengths=(1, 8, 32))
     assert rows[32] > 5 and rows[32] >= 3 * rows[8]
+
+
+@pytest.mark.parametrize("example", ["sorted_desc", "svt_star", "numeric_sparse_mod", "noisy_stream"])
+def test_mechanism_witnesses_speak_the_programs_language(example):
+    """A `mechanism` author sees lines, turns and read() values — never state
+    names, `insample` or τ — and the step list reads exactly the replayed inputs."""
+    import re
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-m", "dslc", "check", f"examples/{example}.dp", "--witness",
+                           "--format", "json"], capture_output=True, text=True, cwd=root)
+    doc = json.loads(proc.stdout)
+    block = next(b for f in doc["files"] for b in f["blocks"] if b["kind"] == "mechanism")
+    witnesses = [d["data"]["witness"] for d in block["diagnostics"] if "witness" in d.get("data", {})]
+    assert witnesses
+    for w in witnesses:
+        text = " ".join(w["program_steps"]) + " " + w["program_path"]
+        assert not re.search(r"\bq\d+\b|insample|τ", text), text
+        reads = [m.group(1) for s in w["program_steps"] for m in re.finditer(r"reads (\S+) \|", s)]
+        replayed = w["commands"][0].split("--inputs=")[1].split()[0].strip("'").split(",")
+        if "more steps" not in text:
+            assert reads == [a for a in replayed if a]
+        assert "turn 1 of the loop at line" in text

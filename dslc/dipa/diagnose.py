@@ -7,6 +7,7 @@ from fractions import Fraction
 from dslc.diagnostics.model import Diagnostic, Label, Severity
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
+from dslc.dipa import program_terms
 from dslc.ir.dipa import DiPA, Guard, fmt_fraction, fmt_rate
 from dslc.source import Span
 
@@ -62,9 +63,11 @@ def _loop_labels(lab: _Labels, dipa: DiPA, cycle: list[int], text: str) -> None:
         count += len(lab.seen) - before
 
 
-def _states(dipa: DiPA, path: list[int]) -> str:
+def _states(dipa: DiPA, path: list[int], cycle: bool = False) -> str:
     if not path:
         return ""
+    if program_terms.is_program(dipa):
+        return program_terms.cycle_words(dipa, path) if cycle else f"through {program_terms.lines_of(dipa, path)}"
     names = [dipa.states[dipa.transitions[path[0]].source].name]
     names += [dipa.states[dipa.transitions[e].target].name for e in path]
     if len(names) > 8:
@@ -80,7 +83,7 @@ def violation_diagnostic(dipa: DiPA, v: Violation) -> Diagnostic:
         lab.add(_t_span(dipa, v.store, "store"), "stores the draw in `x` here", primary=True)
         lab.add(_t_span(dipa, v.compare), "the next turn compares a fresh draw with that `x`")
         _loop_labels(lab, dipa, v.cycle, "and the loop repeats")
-        diag.note(f"the cycle {_states(dipa, v.cycle)} both overwrites `x` and compares with it "
+        diag.note(f"{'the cycle ' if not program_terms.is_program(dipa) else ''}{_states(dipa, v.cycle, cycle=True)} both overwrites `x` and compares with it "
                   "(Definition 6); each turn lets adjacent inputs shift the outcome by a constant "
                   "factor, so the privacy loss grows with the number of turns and no d bounds it")
         diag.with_help("compare every fresh draw with a threshold stored once, outside the loop "
@@ -105,7 +108,10 @@ def violation_diagnostic(dipa: DiPA, v: Violation) -> Diagnostic:
                        "before looping on the opposite comparison")
     elif kind == DISCLOSING_CYCLE:
         t = dipa.transitions[v.disclose]
-        diag = Diagnostic(kind, f"disclosing cycle: a loop outputs the noisy input value `{t.output}` on every turn")
+        what = f"`{t.output}`"
+        if program_terms.is_program(dipa) and t.output_span is not None:
+            what = f"`{' '.join(t.output_span.text.split()).removeprefix('output ')}`"
+        diag = Diagnostic(kind, f"disclosing cycle: a loop outputs the noisy input value {what} on every turn")
         lab = _Labels(diag)
         lab.add(_t_span(dipa, v.disclose, "output"), "outputs a fresh noisy input value", primary=True)
         _loop_labels(lab, dipa, v.cycle, "inside this loop")

@@ -35,6 +35,7 @@ from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOL
 from dslc.dipa.paths import (build_path, input_tokens, output_tokens, parse_inputs, parse_number,
                              parse_outputs)
 from dslc.dipa.prob import PathError, Step, TooExpensive, fmt_probability, path_probability
+from dslc.dipa import program_terms
 from dslc.ir.dipa import DiPA, Guard, OutKind, fmt_fraction
 
 HALF = Fraction(1, 2)
@@ -517,6 +518,7 @@ def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str |
     data = {
         "construction": f"{LEMMA[w.kind]} of the DiPA paper",
         "path": _path_text(dipa, w),
+        "program_path": program_terms.path_words(dipa, w.segments) if program_terms.is_program(dipa) else None,
         "segments": [{"name": name, "repeated": rep,
                       "transitions": [dipa.describe_transition(e) for e in trans]}
                      for name, trans, rep in w.segments],
@@ -530,6 +532,11 @@ def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str |
         "table": [r.to_json() for r in w.rows],
         "grows": w.grows,
     }
+    if program_terms.is_program(dipa):
+        positions = unroll(w.segments, data["l"])
+        if len(positions) == len(inst.alpha):
+            data["program_steps"] = program_terms.run_lines(dipa, positions, inst.alpha, inst.beta,
+                                                            output_tokens(dipa, inst.alpha))
     if shown is not None:
         outs = output_tokens(dipa, inst.alpha)
         data.update({
@@ -552,7 +559,11 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
     how = "chosen" if w.epsilon_chosen else "from --epsilon"
     length = shown.length if shown is not None else SHOW_LENGTH
     inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
-    notes = [f"witness ({LEMMA[w.kind]}): path {_path_text(dipa, w)}; {w.rule}"]
+    if program_terms.is_program(dipa):
+        notes = [f"witness ({LEMMA[w.kind]}): the program runs {program_terms.path_words(dipa, w.segments)}; "
+                 f"{program_terms.words(w.rule)}"]
+    else:
+        notes = [f"witness ({LEMMA[w.kind]}): path {_path_text(dipa, w)}; {w.rule}"]
     if w.problem:
         notes.append(f"the probabilities could not be computed: {w.problem}")
         return notes
@@ -569,9 +580,19 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
                         else f"(the largest ℓ computed) is the largest shown:"))
     else:
         notes.append(f"written out for ℓ = {length}:")
-    notes += [f"α = {_short([_fmt_input(s.input) for s in inst.alpha])}",
-              f"β = {_short([_fmt_input(s.input) for s in inst.beta])}",
-              f"outputs = {_short(outs)}   (τ: a step that reads no input; _: no output)"]
+    if program_terms.is_program(dipa):
+        positions = unroll(w.segments, length)
+        # the inputs are the values of the `read()` calls, in order
+        notes += [f"α = {_short([fmt_fraction(s.input) for s in inst.alpha if s.input is not None])}",
+                  f"β = {_short([fmt_fraction(s.input) for s in inst.beta if s.input is not None])}",
+                  f"outputs = {_short(outs)}   (_: a step that outputs nothing)"]
+        if len(positions) == len(inst.alpha):
+            notes.append("the run, step by step (the value of each `read()` for α | β):\n"
+                         + "\n".join(program_terms.run_lines(dipa, positions, inst.alpha, inst.beta, outs)))
+    else:
+        notes += [f"α = {_short([_fmt_input(s.input) for s in inst.alpha])}",
+                  f"β = {_short([_fmt_input(s.input) for s in inst.beta])}",
+                  f"outputs = {_short(outs)}   (τ: a step that reads no input; _: no output)"]
     if shown is not None:
         notes.append(f"Pr_α = {_fmt_pr(shown.pr_alpha)} (error ≤ {float(shown.pr_alpha.error):.3g}), "
                      f"Pr_β = {_fmt_pr(shown.pr_beta)} (error ≤ {float(shown.pr_beta.error):.3g})")

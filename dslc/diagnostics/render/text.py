@@ -76,13 +76,19 @@ def render_diagnostic(diag: Diagnostic, out: Text | None = None, title: str | No
 
 
 def _append_wrapped(out: Text, gutter: str, kind: str, text: str) -> None:
+    """`= note: text`, wrapped; a line break in the text starts a new line
+    (indented two more columns), so a note can hold a short list."""
     prefix = f"{gutter}= "
-    lines = textwrap.wrap(text, width=max(40, WRAP - len(prefix) - len(kind) - 2),
-                          break_long_words=False, break_on_hyphens=False) or [""]
+    width = max(40, WRAP - len(prefix) - len(kind) - 2)
+    pad = " " * (len(prefix) + len(kind) + 2)
+    lines: list[str] = []
+    for k, paragraph in enumerate(text.split("\n")):
+        wrapped = textwrap.wrap(paragraph, width=width - (2 if k else 0), break_long_words=False,
+                                break_on_hyphens=False) or [""]
+        lines += wrapped if k == 0 else ["  " + w for w in wrapped[:1]] + ["    " + w for w in wrapped[1:]]
     out.append(prefix)
     out.append(kind, STYLE[kind])
     out.append(": " + visible(lines[0]) + "\n")
-    pad = " " * (len(prefix) + len(kind) + 2)
     for line in lines[1:]:
         out.append(pad + visible(line) + "\n")
 
