@@ -48,6 +48,7 @@ from pygls.protocol.json_rpc import RPCRequest
 from dslc import __version__
 from dslc.diagnostics.render.lsp import UTF16
 from dslc.lsp import features
+from dslc.lsp import graph as lsp_graph
 from dslc.lsp.analysis import Analysis, analyse
 from dslc.lsp.documents import Documents
 
@@ -483,6 +484,10 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
     async def definition(ls: DslcServer, params: lsp.DefinitionParams):
         analysis = await ls.current(params.text_document.uri)
         return features.definition(analysis, params.position) if analysis else None
+
+    @server.command(lsp_graph.COMMAND)
+    async def show_graph(ls: DslcServer, *args):
+        return await lsp_graph.show_graph(ls, args)
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(ls: DslcServer, params: None) -> None:
