@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import Any, Callable
 
@@ -45,6 +46,8 @@ class Options:
     engine: str = "auto"               # hmm/mdp: "auto", "smt", "dp" or "enum"
     encoding: str = "improved"         # hmm/mdp SMT encoding: "improved" or "plain"
     max_file_bytes: int = limits.MAX_FILE_BYTES
+    max_d: Fraction | None = None      # DiPA blocks: a budget of dε for every block (`--max-d`)
+    lower_bound_time: float | None = None   # seconds for the search of d_lower (None: the default; 0: off)
 
     @classmethod
     def of(cls, value: "Options | dict | None") -> "Options":
@@ -62,6 +65,8 @@ class Options:
                 kwargs[key] = v
         if "timeout" in kwargs and kwargs["timeout"] is not None:
             kwargs["timeout"] = limits.parse_timeout(kwargs["timeout"])
+        if kwargs.get("max_d") is not None:
+            kwargs["max_d"] = Fraction(str(kwargs["max_d"]))
         return cls(**kwargs)
 
     def get(self, key: str, default: Any = None) -> Any:

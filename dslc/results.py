@@ -43,6 +43,9 @@ class BlockResult:
     summary: str = ""              # one line for the text renderer ("ε-differentially private ...")
     cost_labels: list[Label] = field(default_factory=list)   # the costs shown with --explain
     details: dict[str, Any] = field(default_factory=dict)    # backend facts, copied into JSON "details"
+    # DiPA blocks whose automaton is well-formed: d_upper, d_lower, d_lower_witness,
+    # tight, budget (docs/checker.md) — keys of the block's JSON object itself
+    bounds: dict[str, Any] = field(default_factory=dict)
     syntax: Any = field(default=None, repr=False)    # phase products (see above)
     ir: Any = field(default=None, repr=False)
     analysis: Any = field(default=None, repr=False)

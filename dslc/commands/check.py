@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
+import math
 import os
+import re
 import sys
+from fractions import Fraction
 
 from rich.console import Console
 
@@ -32,10 +36,48 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=timeout_arg, default=limits.DEFAULT_TIMEOUT, metavar="SECONDS",
                    help="time allowed to each block, every phase included (default 60); a block "
                         "that needs longer gets the verdict unknown (E014)")
+    p.add_argument("--max-d", type=max_d_arg, default=None, metavar="D",
+                   help="privacy budget for every automaton and mechanism block: pass only if proven "
+                        "dε-private for every ε with d ≤ D (an exact number: 1, 3/2, 0.75); "
+                        "budget not proven is DP005, budget exceeded DP006")
+    p.add_argument("--lower-bound-time", type=seconds_arg, default=None, metavar="SECONDS",
+                   help="time for the search of a lower bound on d, per private DiPA block "
+                        "(default 0.15, or 3 when a budget is above the upper bound; 0: no search)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour in text output (NO_COLOR is honoured)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
     p.set_defaults(func=run)
+
+
+def max_d_arg(text: str) -> Fraction:
+    """argparse type of ``--max-d``: an exact, non-negative rational."""
+    t = text.strip()
+    if len(t) > 40:
+        raise argparse.ArgumentTypeError(f"`{t[:40]}…` is too long for a budget")
+    if t.startswith(("-", "−")) and _RATIONAL.match(t[1:]):
+        raise argparse.ArgumentTypeError(f"the budget must not be negative, got {t}")
+    try:
+        if not _RATIONAL.match(t):
+            raise ValueError
+        value = Fraction(t)
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f"`{t}` is not an exact number such as 1, 3/2 or 0.75 "
+                                         "(d of the budget dε)") from None
+    return value
+
+
+def seconds_arg(text: str) -> float:
+    """argparse type of ``--lower-bound-time``: 0 or a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a number of seconds") from None
+    if not (value >= 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"the time must be 0 or a positive number of seconds, not `{text}`")
+    return value
+
+
+_RATIONAL = re.compile(r"^\+?(\d+(\.\d*)?|\.\d+)(/\d+)?$")
 
 
 def console(color: str, stream=None) -> Console:
@@ -51,7 +93,8 @@ def run(args) -> int:
     # automata), so it is switched off for the run.
     gc.disable()
     options = Options(witness=args.witness, epsilon=args.epsilon, timeout=args.timeout,
-                      explain=args.explain, details=args.format in ("json", "sarif"))
+                      explain=args.explain, details=args.format in ("json", "sarif"),
+                      max_d=args.max_d, lower_bound_time=args.lower_bound_time)
     from dslc.commands.progress import progress_display
     with progress_display(enabled=not args.quiet, what="checking") as show:
         files = check_paths(args.paths, options, progress=show)

@@ -321,6 +321,7 @@ class _Scorer:
         self.cache: dict[tuple, float | None] = {}
         self.evaluations = 0
         self.best: tuple[float, Candidate] | None = None
+        self.goal = lambda: float("inf")
 
     def score(self, cand: Candidate) -> float | None:
         key = cand.key()
@@ -388,11 +389,17 @@ def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEA
     own = seconds if left is None else min(seconds, left / 2)
     delta = Fraction(dipa.sensitivity)
     scorer = _Scorer(dipa, delta)
-    goal = float(target) if target is not None else float(upper) * 0.999
     deadline = limits.Deadline(own, outer.cancelled)
+    tight_goal = float(upper) * 0.999
+    if target is None:
+        scorer.goal = lambda: tight_goal
+    else:
+        # a budget to beat: the usual search first, then stop at the first witness above it
+        beat = float(target) * 1.0001 + 1e-9
+        scorer.goal = lambda: tight_goal if deadline.elapsed() < SEARCH_SECONDS else beat
     try:
         with limits.scope(deadline):
-            _search(dipa, found, scorer, goal)
+            _search(dipa, found, scorer)
     except limits.Cancelled as exc:
         if exc.reason != "timeout":
             raise
@@ -429,15 +436,15 @@ def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEA
     return result
 
 
-def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer, goal: float) -> None:
-    """Fills in ``scorer.best``; returns early at the goal (or when the time is up)."""
+def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
+    """Fills in ``scorer.best``; returns early at ``scorer.goal()`` (or when the time is up)."""
     graph = _Graph(dipa, found)
 
     def consider(cand: Candidate) -> bool:
         v = scorer.score(cand)
         if v is not None and (scorer.best is None or v > scorer.best[0]):
             scorer.best = (v, cand)
-        return scorer.best is not None and scorer.best[0] >= goal
+        return scorer.best is not None and scorer.best[0] >= scorer.goal()
 
     for route in graph.routes():
         for turns in TURNS:

@@ -42,6 +42,7 @@ def results_json(files: list[FileResult]) -> dict:
                 "kind": b.kind,
                 "verdict": b.verdict.value,
                 "d": fmt_fraction(b.d) if b.d is not None else None,
+                **b.bounds,
                 "diagnostics": [diagnostic_json(d) for d in b.diagnostics],
                 "summary": b.summary,
                 "span": _span(b.span),

@@ -196,11 +196,17 @@ def render_results(files: list[FileResult], explain: bool = False) -> Text:
                 out.append("\n")
             out.append_text(render_block_line(block, f.path))
             if explain and block.cost_labels:
-                why = Diagnostic("", f"why d = {block.details.get('weight', block.d)}: the critical transitions "
+                upper = block.bounds.get("d_upper", block.details.get("weight", block.d))
+                why = Diagnostic("", f"why d ≤ {upper}: the critical transitions "
                                      f"of `{block.name}` and their costs", severity=Severity.NOTE,
                                  labels=list(block.cost_labels))
-                why.note("d = wt(A) is the largest total cost of critical transitions (transitions on no "
-                         "cycle) along a path; Lemma 3 of the DiPA paper makes the block dε-private for every ε")
+                why.note("wt(A) is the largest total cost of critical transitions (transitions on no "
+                         "cycle) along a path; Lemma 3 of the DiPA paper makes the block dε-private for every ε"
+                         " with d = wt(A)" + (f" times the declared sensitivity {block.bounds['sensitivity']}"
+                                              if "sensitivity" in block.bounds else "")
+                         + ", an upper bound on the best constant")
+                for note in block.features.get("lower_bound_notes", []):
+                    why.note(note)
                 render_diagnostic(why, out)
             if explain or block.diagnostics:
                 out.append("\n")
