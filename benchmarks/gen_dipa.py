@@ -84,19 +84,5 @@ def random_ill_formed(n_states: int, seed: int = 0) -> DiPA:
 
 def to_text(dipa: DiPA) -> str:
     """The automaton as a `.dp` block."""
-    from dslc.ir.dipa import fmt_fraction, fmt_rate, OutKind
-    lines = [f"automaton {dipa.name} {{"]
-    out = dipa.out_edges()
-    for q, s in enumerate(dipa.states):
-        head = f"  state {s.name} {'input' if s.is_input else 'noinput'} Lap({fmt_rate(s.d)}, {fmt_fraction(s.mu)})"
-        if s.d_prime:
-            head += f", Lap'({fmt_rate(s.d_prime)}, {fmt_fraction(s.mu_prime)})"
-        body = []
-        for e in out[q]:
-            t = dipa.transitions[e]
-            g = {Guard.TRUE: "true", Guard.GE: "insample >= x", Guard.LT: "insample < x"}[t.guard]
-            o = "" if t.output.kind is OutKind.SYMBOL and t.output.symbol is None else f" output {t.output}"
-            body.append(f"{g} -> {dipa.states[t.target].name}{o}{' store' if t.store else ''}")
-        lines.append(head + " { " + "; ".join(body) + " }")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    from dslc.ir.print_dipa import automaton_text
+    return automaton_text(dipa, indent="  ")

@@ -52,6 +52,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from dslc.ir.print_dipa import automaton_text
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, OutKind, State, Transition,
                           fmt_fraction, fmt_rate, symbol)
 
@@ -372,22 +373,7 @@ def to_dipa(text: str | Program, name: str = "dipaut") -> Converted:
 # ---------------------------------------------------------------- writers
 def to_dp_text(dipa: DiPA) -> str:
     """The automaton as a `.dp` `automaton` block (our language)."""
-    lines = [f"automaton {dipa.name} {{"]
-    out = dipa.out_edges()
-    for q, s in enumerate(dipa.states):
-        head = (f"    state {s.name} {'input' if s.is_input else 'noinput'} "
-                f"Lap({fmt_rate(s.d)}, {fmt_fraction(s.mu)})")
-        if s.d_prime or any(dipa.transitions[e].output.kind is OutKind.INSAMPLE_PRIME for e in out[q]):
-            head += f", Lap'({fmt_rate(s.d_prime)}, {fmt_fraction(s.mu_prime)})"
-        body = []
-        for e in out[q]:
-            t = dipa.transitions[e]
-            g = {Guard.TRUE: "true", Guard.GE: "insample >= x", Guard.LT: "insample < x"}[t.guard]
-            o = "" if t.output.kind is OutKind.SYMBOL and t.output.symbol is None else f" output {t.output}"
-            body.append(f"{g} -> {dipa.states[t.target].name}{o}{' store' if t.store else ''}")
-        lines.append(head + " { " + "; ".join(body) + " }")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    return automaton_text(dipa)
 
 
 def _number(q: Fraction) -> str:

@@ -1,0 +1,32 @@
+"""The DiPA IR printed back as a `.dp` `automaton` block.
+
+Used to write generated automata (benchmarks, the DiPAut corpus, property
+tests) as source text that `dslc check` reads back to the same IR.
+"""
+
+from __future__ import annotations
+
+from dslc.ir.dipa import DiPA, Guard, OutKind
+from dslc.numbers import fmt_fraction, fmt_rate
+
+GUARD_TEXT = {Guard.TRUE: "true", Guard.GE: "insample >= x", Guard.LT: "insample < x"}
+
+
+def automaton_text(dipa: DiPA, indent: str = "    ") -> str:
+    """``dipa`` as an `automaton` block (a state declares `Lap'` when it has a
+    second draw or outputs `insample′`)."""
+    lines = [f"automaton {dipa.name} {{"]
+    out = dipa.out_edges()
+    for q, s in enumerate(dipa.states):
+        head = (f"{indent}state {s.name} {'input' if s.is_input else 'noinput'} "
+                f"Lap({fmt_rate(s.d)}, {fmt_fraction(s.mu)})")
+        if s.d_prime or any(dipa.transitions[e].output.kind is OutKind.INSAMPLE_PRIME for e in out[q]):
+            head += f", Lap'({fmt_rate(s.d_prime)}, {fmt_fraction(s.mu_prime)})"
+        body = []
+        for e in out[q]:
+            t = dipa.transitions[e]
+            o = "" if t.output.kind is OutKind.SYMBOL and t.output.symbol is None else f" output {t.output}"
+            body.append(f"{GUARD_TEXT[t.guard]} -> {dipa.states[t.target].name}{o}{' store' if t.store else ''}")
+        lines.append(head + " { " + "; ".join(body) + " }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
