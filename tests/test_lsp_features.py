@@ -41,7 +41,7 @@ def hover_text(analysis: Analysis, pos: lsp.Position) -> str:
 def test_hover_block_name_gives_verdict_and_d():
     a, text = load("svt.dp")
     hover = features.hover(a, at(text, "svt(", after="mechanism"))
-    assert hover.contents.value.startswith("**mechanism** `svt` — ✓ private, d = 1")
+    assert hover.contents.value.startswith("**mechanism** `svt` — ✓ private, d ∈ [0.999, 1]")
     assert "d = wt(A) = 1/2 + 1/2" in hover.contents.value
     assert hover.range == span(text, "svt", after="mechanism")
 
@@ -100,8 +100,8 @@ def test_document_symbols_blocks_and_states():
     a, text = load("svt.dp")
     syms = features.document_symbols(a)
     assert [(s.name, s.kind, s.detail) for s in syms] == [
-        ("svt", lsp.SymbolKind.Module, "mechanism · private, d = 1"),
-        ("svt_automaton", lsp.SymbolKind.Module, "automaton · private, d = 1")]
+        ("svt", lsp.SymbolKind.Module, "mechanism · private, d ∈ [0.999, 1]"),
+        ("svt_automaton", lsp.SymbolKind.Module, "automaton · private, d ∈ [0.999, 1]")]
     auto = syms[1]
     start = text.index("automaton svt_automaton")
     end = text.index("\n}", text.index("state q2")) + 2          # after the block's closing brace

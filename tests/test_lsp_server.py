@@ -69,7 +69,7 @@ async def test_open_sorted_desc_publishes_dp001_with_cycle_lines(client: Languag
     assert list(published.diagnostics) == []
     hover = await client.text_document_hover_async(lsp.HoverParams(
         lsp.TextDocumentIdentifier(uri), doc_range(fixed, "sorted_desc", fixed.index("mechanism")).start))
-    assert "✓ private, d = 4" in hover.contents.value
+    assert "✓ private, d ∈ [3.99, 4]" in hover.contents.value
 
 
 async def test_hover_symbols_and_definition_answer(client: LanguageClient):
@@ -78,7 +78,7 @@ async def test_hover_symbols_and_definition_answer(client: LanguageClient):
     open_doc(client, uri, text)
     ident = lsp.TextDocumentIdentifier(uri)
     hover = await client.text_document_hover_async(lsp.HoverParams(ident, doc_range(text, "svt(").start))
-    assert hover.contents.value.startswith("**mechanism** `svt` — ✓ private, d = 1")
+    assert hover.contents.value.startswith("**mechanism** `svt` — ✓ private, d ∈ [0.999, 1]")
     assert hover.range == doc_range(text, "svt", text.index("mechanism"))
     draw = doc_range(text, "Lap(ε/4, 0)").start
     hover = await client.text_document_hover_async(lsp.HoverParams(ident, draw))
@@ -88,7 +88,7 @@ async def test_hover_symbols_and_definition_answer(client: LanguageClient):
     symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(ident))
     assert [s.name for s in symbols] == ["svt", "svt_automaton"]
     assert [c.name for c in symbols[1].children] == ["q0", "q1", "q2"]
-    assert symbols[1].detail == "automaton · private, d = 1"
+    assert symbols[1].detail == "automaton · private, d ∈ [0.999, 1]"
 
     target = doc_range(text, "q2", text.index("insample >= x -> q2")).start
     locations = await client.text_document_definition_async(lsp.DefinitionParams(ident, target))
@@ -165,7 +165,7 @@ async def test_outline_of_a_document_with_many_blocks(client: LanguageClient):
     last = symbols[-1]
     assert isinstance(last, lsp.DocumentSymbol) and [c.name for c in last.children] == ["q0", "q1", "q2"]
     assert last.selection_range == doc_range(text, "a39", text.index("automaton a39"))
-    assert last.detail == "automaton · private, d = 1"
+    assert last.detail == "automaton · private, d ∈ [0.999, 1]"
 
 
 async def test_reopening_with_other_text_never_shows_the_old_result(client: LanguageClient):

@@ -119,8 +119,18 @@ def _hits(block: BlockResult, offset: int) -> list[tuple[Span, str, object]]:
 def _title(block: BlockResult) -> str:
     text = f"**{block.kind}** `{block.name}` — {VERDICT.get(block.verdict, block.verdict.value)}"
     if block.d is not None:
-        text += f", d = {fmt_fraction(block.d)}"
+        text += ", " + _d_text(block)
     return text
+
+
+def _d_text(block: BlockResult) -> str:
+    """`d ∈ [0.999, 1]`, `d ≤ 1` (no lower bound) or `d = 0`: d is an upper bound."""
+    if block.d == 0:
+        return "d = 0"
+    lower = block.bounds.get("d_lower")
+    if lower is not None:
+        return f"d ∈ [{lower}, {fmt_fraction(block.d)}]"
+    return f"d ≤ {fmt_fraction(block.d)}"
 
 
 def _block_text(analysis: Analysis, block: BlockResult) -> str:
@@ -134,7 +144,9 @@ def _block_text(analysis: Analysis, block: BlockResult) -> str:
         if block.verdict is Verdict.PRIVATE and check.heaviest:
             costs = dict(check.critical)
             terms = " + ".join(fmt_fraction(costs[e]) for e in check.heaviest)
-            line += f"; d = wt(A) = {terms}, the costs of the critical transitions on the heaviest path"
+            delta = "" if dipa.sensitivity == 1 else f"{fmt_fraction(dipa.sensitivity)}·"
+            line += (f"; d = {delta}wt(A) = {delta}({terms})" if delta else f"; d = wt(A) = {terms}") + \
+                ", the costs of the critical transitions on the heaviest path (an upper bound)"
         parts.append(line)
     if block.diagnostics:
         items = []
@@ -228,7 +240,7 @@ def _state_text(block: BlockResult, dipa: DiPA, q: int, draw: bool = False) -> s
 def _verdict_detail(block: BlockResult) -> str:
     text = f"{block.kind} · {block.verdict.value}"
     if block.d is not None:
-        text += f", d = {fmt_fraction(block.d)}"
+        text += ", " + _d_text(block)
     return text
 
 
