@@ -15,6 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.suggest import did_you_mean
 from dslc.ir.hmm import (Constraint, Epsilon, MarkovModel, Obligation, ParamDecl, Poly, Secret,
                             SecretPair, fmt)
 from dslc.ir.evaluate import evaluate, fraction_bits
@@ -550,14 +551,7 @@ def _singular(what: str) -> str:
 
 
 def _did_you_mean(name: str, options: list[str], what: str) -> str:
-    import difflib
-    close = difflib.get_close_matches(name, options, n=1)
-    if close:
-        return f"did you mean `{close[0]}`?"
-    if not options:
-        return f"no {what} are declared"
-    shown = ", ".join(f"`{o}`" for o in options[:8]) + (", ..." if len(options) > 8 else "")
-    return f"the declared {what} are {shown}"
+    return did_you_mean(name, options, what)
 
 
 def _sum_help(total: Fraction, what: str) -> str:
