@@ -159,7 +159,7 @@ def budget_diagnostic(dipa: DiPA, found: CheckResult, upper: Fraction, lb: Lower
     shown = 0
     for e in heavy + alone:
         t = dipa.transitions[e]
-        if t.span is None or shown >= MAX_COST_LABELS:
+        if t.span is None or shown >= MAX_COST_LABELS or costs[e] == 0:
             continue
         cost = costs[e] * dipa.sensitivity
         text = f"cost {cost_text(dipa, e, costs[e])}"

@@ -1,0 +1,374 @@
+"""Privacy budgets and two-sided bounds (issue 13).
+
+- the lower bound d_lower ≤ d* ≤ d: never above d (property test over random
+  private automata), its witness adjacent and replayed by two evaluators (the
+  printed text through `dslc.dipa.prob`, and the literal quadrature of
+  tests/test_prob_literal.py where the path is small enough);
+- the values the issue asks for: a single Laplace release reaches 1 within
+  5%, the sparse vector examples are positive and at most d;
+- `--max-d` and `budget` declarations: DP005, DP006, exit status, JSON;
+- budget arithmetic in the language: parameters that are multiples of ε,
+  `sensitivity`, E125;
+- the search stays cheap by default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from dslc.cli import main
+from dslc.dipa import lower_bound
+from dslc.dipa.check import check
+from dslc.dipa.lower_bound import check_adjacent, search
+from dslc.dipa.paths import build_path, parse_inputs, parse_outputs, split_list
+from dslc.dipa.prob import path_probability
+from dslc.pipeline import Options, check_source
+from dslc.results import Verdict
+from dslc.source import SourceFile
+from tests.dipa_strategies import dipas
+from tests.test_prob_literal import literal_probability
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def blocks(text: str, **options):
+    return check_source(SourceFile("t.dp", text), Options(**options)).blocks
+
+
+def json_run(capsys, *args) -> tuple[int, dict]:
+    code = main(["check", "--format", "json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def replay(dipa, w) -> tuple[list, list]:
+    """The witness as `dslc prob` reads it from the JSON strings."""
+    data = lower_bound.witness_json(dipa, w, None, dipa.name)
+    outs = parse_outputs(",".join(data["outputs"]))
+    a = build_path(dipa, parse_inputs(",".join(data["alpha"]), allow_tau=True), outs)
+    b = build_path(dipa, parse_inputs(",".join(data["beta"]), allow_tau=True), outs)
+    return a, b
+
+
+def check_witness(dipa, lb, upper) -> None:
+    """d_lower ≤ d; the witness is adjacent and replays to at least d_lower."""
+    assert lb.problem is None, lb.problem
+    assert F(lb.value) <= upper
+    if lb.witness is None:
+        assert lb.value == 0
+        return
+    w = lb.witness
+    check_adjacent(dipa, w.alpha, w.beta, F(dipa.sensitivity))
+    a, b = replay(dipa, w)
+    pa, pb = path_probability(dipa, a, w.epsilon), path_probability(dipa, b, w.epsilon)
+    got = (pa.log_probability - pb.log_probability) / Decimal(float(w.epsilon))
+    assert got >= lb.value - Decimal("1e-12")
+    # an independent evaluator: literal quadrature, for short paths with few stores
+    stores = sum(dipa.transitions[s.transition].store for s in a)
+    if stores <= 2 and len(a) <= 12 and all(dipa.states[dipa.transitions[s.transition].source].d > 0
+                                             for s in a if dipa.transitions[s.transition].store):
+        la, lb_ = literal_probability(dipa, a, w.epsilon), literal_probability(dipa, b, w.epsilon)
+        if la > 1e-200 and lb_ > 1e-200:
+            assert math.log(la / lb_) / float(w.epsilon) >= float(lb.value) - 1e-6 * (1 + float(lb.value))
+
+
+# ---------------------------------------------------------------------------
+# the lower bound never crosses the upper bound
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(dipas(max_states=6, private_bias=True))
+def test_lower_bound_never_exceeds_d_and_replays(dipa):
+    found = check(dipa)
+    if not found.well_formed:
+        return
+    lb = search(dipa, found, found.weight, seconds=0.1)
+    check_witness(dipa, lb, found.weight)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(dipas(max_states=5, dense=True))
+def test_lower_bound_on_dense_automata(dipa):
+    found = check(dipa)
+    if not found.well_formed:
+        return
+    lb = search(dipa, found, found.weight, seconds=0.1)
+    check_witness(dipa, lb, found.weight)
+
+
+# ---------------------------------------------------------------------------
+# the numbers the issue asks for
+
+@pytest.mark.parametrize("path,block,low", [
+    ("stdlib/noisy_answer.dp", "noisy_answer", 0.95),      # a single Laplace release: d* = 1, d = 2
+    ("examples/svt.dp", "svt", 0.95),
+    ("examples/svt.dp", "svt_automaton", 0.95),
+    ("examples/numeric_sparse.dp", "numeric_sparse", 0.95),
+    ("stdlib/sparse_two.dp", "sparse_two", 0.5),
+    ("examples/lee_clifton.dp", "lee_clifton", 1.5),
+])
+def test_lower_bounds_of_the_examples(capsys, path, block, low):
+    code, doc = json_run(capsys, path)
+    b = next(b for b in doc["files"][0]["blocks"] if b["name"] == block)
+    upper = F(b["d_upper"])
+    lower = F(b["d_lower"])
+    assert low <= lower <= upper
+    w = b["d_lower_witness"]
+    assert set(w) >= {"epsilon", "alpha", "beta", "outputs", "pr_alpha", "pr_beta", "commands"}
+    assert len(w["alpha"]) == len(w["beta"]) == len(w["outputs"])
+    for a, c in zip(w["alpha"], w["beta"]):
+        assert (a == "τ") == (c == "τ") and (a == "τ" or abs(F(a) - F(c)) <= 1)
+    assert b["tight"] == (lower >= F(95, 100) * upper)
+    # the two printed commands replay the two printed probabilities
+    for command, printed in zip(w["commands"], (w["pr_alpha"], w["pr_beta"])):
+        import shlex
+        argv = shlex.split(command)
+        assert main(argv[1:]) == 0
+        assert f"= {printed}\n" in capsys.readouterr().out
+
+
+def test_single_release_is_shown_as_an_interval(capsys):
+    code, _ = json_run(capsys, "stdlib/noisy_answer.dp")
+    main(["check", "stdlib/noisy_answer.dp", "--color", "never"])
+    out = capsys.readouterr().out
+    assert "2ε-differentially private for every ε > 0 with d ∈ [0.999, 2]" in out
+    assert "d = 2" not in out
+
+
+# ---------------------------------------------------------------------------
+# budgets
+
+def test_max_d_1_fails_lee_clifton_and_passes_the_textbook_mechanisms(capsys):
+    code, doc = json_run(capsys, "examples/lee_clifton.dp", "--max-d", "1")
+    assert code == 1
+    code, doc = json_run(capsys, "--max-d", "1", "examples/svt.dp", "examples/numeric_sparse.dp",
+                         "stdlib/above_threshold.dp", "stdlib/below_threshold.dp",
+                         "stdlib/numeric_above_threshold.dp", "stdlib/sparse_two.dp")
+    assert code == 0
+    for f in doc["files"]:
+        for b in f["blocks"]:
+            assert b["verdict"] == "private" and b["budget"] == {"max_d": "1", "source": "--max-d",
+                                                                   "status": "met"}
+
+
+def test_lee_clifton_declared_budget_is_exceeded(capsys):
+    code, doc = json_run(capsys, "examples/lee_clifton.dp")
+    assert code == 1
+    b = {b["name"]: b for b in doc["files"][0]["blocks"]}
+    lc = b["lee_clifton"]
+    assert lc["verdict"] == "not-private" and lc["d"] is None and lc["d_upper"] == "7/4"
+    (diag,) = lc["diagnostics"]
+    assert diag["code"] == "DP006" and diag["severity"] == "error"
+    text = (ROOT / "examples/lee_clifton.dp").read_text(encoding="utf-8").splitlines()
+    assert "budget ε" in text[diag["span"]["line"] - 1]                # points at the declaration
+    lines = {text[r["span"]["line"] - 1].strip() for r in diag["related"]}
+    assert any("output ⊤" in line for line in lines)                  # the transition of cost 3/2
+    assert any("cost 2d = 2·3/4 = 3/2" in r["message"] for r in diag["related"])
+    assert any("rate 3ε/7" in h for h in diag["help"])
+    assert diag["data"]["witness"] == lc["d_lower_witness"]
+    assert b["lee_clifton_fixed"]["verdict"] == "private"
+    assert b["lee_clifton_fixed"]["budget"]["status"] == "met"
+
+
+def test_budget_not_proven_when_the_upper_bound_is_loose(capsys):
+    # a single release: d = 2 is proven, d* = 1; a budget of 3/2 is neither proven nor refuted
+    code, doc = json_run(capsys, "stdlib/noisy_answer.dp", "--max-d", "3/2")
+    assert code == 1
+    (b,) = doc["files"][0]["blocks"]
+    assert b["verdict"] == "not-private" and b["budget"]["status"] == "not-proven"
+    assert [d["code"] for d in b["diagnostics"]] == ["DP005"]
+    assert F(b["d_lower"]) <= F(3, 2) < F(b["d_upper"])
+
+
+def test_declaration_and_flag_the_tighter_one_counts():
+    text = """mechanism m(T = 0) budget 2ε {
+        x := Lap(ε/2, T)
+        loop { if Lap(ε/4, read()) >= x { output ⊤; halt }; output ⊥ }
+    }"""
+    (b,) = blocks(text)
+    assert b.verdict is Verdict.PRIVATE and b.bounds["budget"]["source"] == "declaration"
+    (b,) = blocks(text, max_d=F(3, 4))
+    assert b.verdict is Verdict.NOT_PRIVATE and b.bounds["budget"]["source"] == "--max-d"
+    assert [d.code for d in b.diagnostics] == ["DP006"]
+    assert "--max-d 3/4" in b.summary
+
+
+def test_budget_zero():
+    (b,) = blocks("mechanism m budget 0 { x := Lap(0, 0); output ⊥; q := read(); output ⊥ }")
+    assert b.verdict is Verdict.PRIVATE          # d = 0: nothing depends on the input
+    (b,) = blocks("mechanism m budget 0*ε { x := Lap(0, 0); output Lap(ε, read()) }")
+    assert b.verdict is Verdict.NOT_PRIVATE and [d.code for d in b.diagnostics] == ["DP006"]
+
+
+@pytest.mark.parametrize("value", ["-1", "abc", "1/0", "1e5", "", "inf", "nan", "1/-2"])
+def test_bad_max_d_is_a_usage_error(value):
+    proc = subprocess.run([sys.executable, "-m", "dslc", "check", "examples/svt.dp", f"--max-d={value}"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "--max-d" in proc.stderr
+
+
+def test_lower_bound_time_zero_turns_the_search_off(capsys):
+    code, doc = json_run(capsys, "examples/svt.dp", "--lower-bound-time", "0")
+    assert code == 0
+    for b in doc["files"][0]["blocks"]:
+        assert b["d_lower"] is None and b["d_upper"] == "1"
+        assert b["summary"].endswith("with d ≤ 1 (lower bound not searched)")
+
+
+# ---------------------------------------------------------------------------
+# budget arithmetic in the language
+
+def test_parameters_that_are_multiples_of_epsilon():
+    shares = """mechanism m(T = 0, e1 = ε/3) {
+        x := Lap(e1, T)
+        loop { if Lap((ε - e1)/4, read()) >= x { output ⊤; halt }; output ⊥ }
+    }"""
+    plain = """mechanism m(T = 0) {
+        x := Lap(ε/3, T)
+        loop { if Lap(ε/6, read()) >= x { output ⊤; halt }; output ⊥ }
+    }"""
+    (a,), (b,) = blocks(shares), blocks(plain)
+    assert a.d == b.d == F(2, 3)
+    sa = [(s.d, s.mu) for s in a.ir.states]
+    assert sa == [(s.d, s.mu) for s in b.ir.states]
+
+
+def test_epsilon_parameter_in_a_mean_is_refused():
+    (b,) = blocks("mechanism m(e = ε/2) { x := Lap(e, 0); output Lap(ε, read() + e) }")
+    assert b.verdict is Verdict.ERROR and [d.code for d in b.diagnostics] == ["E115"]
+
+
+def test_budget_may_use_parameters():
+    (b,) = blocks("mechanism m(e = ε/2) budget 2*e { x := Lap(e, 0); loop { "
+                  "if Lap(e/2, read()) >= x { output ⊤; halt }; output ⊥ } }")
+    assert b.ir.budget == 1 and b.verdict is Verdict.PRIVATE
+
+
+@pytest.mark.parametrize("header,fragment", [
+    ("budget 1", "`budget 1 ε`"),
+    ("budget -ε", "is negative"),
+    ("budget ε + 1", "not a multiple of ε"),
+    ("sensitivity 0", "not positive"),
+    ("sensitivity ε", "depends on ε"),
+    ("budget ε budget 2ε", "declared twice"),
+])
+def test_bad_declarations_are_e125(header, fragment):
+    (b,) = blocks(f"mechanism m {header} {{ x := Lap(ε, 0); output ⊥ }}")
+    assert b.verdict is Verdict.ERROR
+    (d,) = b.diagnostics
+    assert d.code == "E125"
+    assert fragment in d.message + " " + " ".join(lab.message for lab in d.labels) + " ".join(d.help)
+
+
+def test_declarations_in_automata_and_keywords_stay_names():
+    (b,) = blocks("""automaton budget sensitivity 1/2 budget 1/2 ε {
+        state q0 noinput Lap(ε/2, 0) { true -> sensitivity output ⊥ store }
+        state sensitivity input Lap(ε/4, 0) { insample < x -> sensitivity output ⊥
+                                              insample >= x -> q2 output ⊤ }
+        state q2 input Lap(ε/4, 0) { }
+    }""")
+    assert b.name == "budget" and b.verdict is Verdict.PRIVATE
+    assert b.d == F(1, 2) and b.bounds["sensitivity"] == "1/2"
+
+
+def test_sensitivity_scales_d_and_the_witness():
+    (b,) = blocks("""mechanism total sensitivity 2 {
+        x := Lap(0, 0)
+        output Lap(ε, read())
+        halt
+    }""")
+    assert b.d == 4                          # 2 · wt(A), wt(A) = 2 · 1
+    lo = F(b.bounds["d_lower"])
+    assert F(19, 10) <= lo <= 2              # a release of sensitivity 2 at rate ε loses 2ε
+    w = b.bounds["d_lower_witness"]
+    diffs = [abs(F(x) - F(y)) for x, y in zip(w["alpha"], w["beta"]) if x != "τ"]
+    assert max(diffs) == 2
+
+
+def test_violation_witness_with_sensitivity_below_one_replays(capsys, tmp_path):
+    path = tmp_path / "half.dp"
+    path.write_text("""mechanism sorted_half sensitivity 1/2 {
+        x := Lap(ε, read())
+        output ⊥
+        loop {
+            s := Lap(ε, read())
+            if s < x { output ⊥; x := s } else { output ⊤; halt }
+        }
+    }""", encoding="utf-8")
+    code, doc = json_run(capsys, str(path), "--witness")
+    assert code == 1
+    (diag,) = doc["files"][0]["blocks"][0]["diagnostics"]
+    w = diag["data"]["witness"]
+    assert w["grows"]
+    diffs = [abs(F(a) - F(b)) for a, b in zip(w["alpha"], w["beta"]) if a != "τ"]
+    assert max(diffs) <= F(1, 2)
+    import shlex
+    for command, printed in zip(w["commands"], (w["pr_alpha"], w["pr_beta"])):
+        assert main(shlex.split(command)[1:]) == 0
+        assert f"= {printed}\n" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------
+# cost
+
+def test_default_search_is_cheap_on_the_examples():
+    from dslc.pipeline import check_path
+    for path in sorted((ROOT / "examples").glob("*.dp")) + sorted((ROOT / "stdlib").glob("*.dp")):
+        for b in check_path(str(path)).blocks:
+            lb = getattr(b.analysis, "lower", None) if b.kind in ("automaton", "mechanism") else None
+            if lb is not None and b.bounds.get("budget") is None:
+                assert lb.seconds <= 0.35, (path.name, b.name, lb.seconds)
+
+
+def test_search_respects_its_time_on_a_large_automaton():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gen_dipa import random_well_formed, svt_chain
+    for dipa in (svt_chain(3001), random_well_formed(3000)):
+        found = check(dipa)
+        start = time.monotonic()
+        lb = search(dipa, found, found.weight)
+        assert time.monotonic() - start < 1.0
+        assert 0 < F(lb.value) <= found.weight
+
+
+def test_very_large_automata_are_not_searched_and_say_so():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gen_dipa import svt_chain
+    dipa = svt_chain(lower_bound.MAX_STATES + 1)
+    found = check(dipa)
+    lb = search(dipa, found, found.weight)
+    assert not lb.searched and "not searched" in lb.reason
+
+
+# ---------------------------------------------------------------------------
+# rendering (golden files, regenerated with DSLC_UPDATE_GOLDEN=1)
+
+CASES = [
+    ("budget_exceeded.out", ["examples/lee_clifton.dp"]),
+    ("budget_not_proven.out", ["stdlib/noisy_answer.dp", "--max-d", "3/2"]),
+    ("budget_explain.out", ["stdlib/noisy_answer.dp", "--explain"]),
+]
+
+
+@pytest.mark.parametrize("name,args", CASES, ids=[c[0] for c in CASES])
+def test_budget_golden(name, args):
+    env = dict(os.environ, COLUMNS="100", NO_COLOR="1")
+    proc = subprocess.run([sys.executable, "-m", "dslc", "check", "--color", "never", *args],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert "Traceback" not in proc.stderr
+    got = proc.stdout + f"[exit {proc.returncode}]\n"
+    path = GOLDEN / name
+    if os.environ.get("DSLC_UPDATE_GOLDEN"):
+        path.write_text(got, encoding="utf-8")
+    assert path.exists(), f"missing golden file {name}; run with DSLC_UPDATE_GOLDEN=1"
+    assert got == path.read_text(encoding="utf-8")
