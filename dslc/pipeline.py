@@ -163,7 +163,8 @@ class BlockCompilation:
             return result
         ir, diags = self.lowered
         if diags or ir is None:
-            self.diagnostics.extend(diags)
+            # every independent error of the block, in the order of the text
+            self.diagnostics.extend(sorted(diags, key=_position))
             result = self._failed()
             result.syntax, result.ir = block, ir
             return result
@@ -183,6 +184,10 @@ class BlockCompilation:
         result = self._failed(Verdict.UNKNOWN)
         result.summary = f"unknown: the time limit of {seconds:g} s was reached"
         return result
+
+
+def _position(d: Diagnostic) -> tuple[int, int]:
+    return (d.span.start, d.span.end) if d.span is not None else (-1, -1)
 
 
 def internal_error(chunk: Chunk, exc: BaseException) -> Diagnostic:

@@ -187,3 +187,13 @@ def test_hmm_states_observations_and_secrets():
     secret = at(text, "positive", after="protect")
     assert features.definition(a, secret)[0].range == span(text, "positive", after="secret")
     assert "states `pos`" in hover_text(a, secret)
+
+
+def test_chain_states_have_symbols_and_hover():
+    a, text = load("chain_power.dp")
+    [household] = [s for s in features.document_symbols(a) if s.name == "household"]
+    assert [(c.name, c.detail) for c in household.children] == [
+        ("low", "chain state"), ("mid", "chain state"), ("high", "chain state")]
+    value = hover_text(a, at(text, "mid", after="chain household"))
+    assert value.startswith("**chain state** `mid` of chain `household`")
+    assert "value 1" in value and "π = " in value

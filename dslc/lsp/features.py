@@ -352,14 +352,40 @@ def _markov_names(block: BlockResult) -> list[_Name]:
     if cached is not None:
         return cached
     names: list[_Name] = []
-    model = (block.ir if block.kind in ("hmm", "mdp") else None)
+    model = block.ir
     try:
-        if model is not None:
+        if model is not None and block.kind in ("hmm", "mdp"):
             names = _names_of(model)
+        elif model is not None and block.kind == "chain":
+            names = _chain_names(model)
     except Exception:  # noqa: BLE001 - hover and outline are optional extras
         names = []
     block.features["_lsp_names"] = names
     return names
+
+
+def _chain_names(ir) -> list[_Name]:
+    """The states and models of a `chain` block, with what the calibration
+    knows of them (value; per model: irreducible, period, stationary π)."""
+    from dslc.numbers import fmt_fraction
+
+    out = []
+    for i, st in enumerate(ir.states):
+        facts = [f"value {fmt_fraction(st.value)}"] if st.value is not None else []
+        for m in ir.models:
+            if m.stationary is not None:
+                facts.append(f"π = {fmt_fraction(m.stationary[i])} in `{m.name}`")
+        out.append(_Name(st.label, "chain state", st.span, [st.span], "; ".join(facts)))
+    for m in ir.models:
+        if m.name == ir.name:            # a block of one model: the block's own symbol says it
+            continue
+        facts = ["irreducible" if m.irreducible else "not irreducible"]
+        if m.period is not None:
+            facts.append(f"period {m.period}")
+        if m.stationary_start:
+            facts.append("starts in its stationary distribution")
+        out.append(_Name(m.name, "model θ", m.span, [m.span], ", ".join(facts)))
+    return out
 
 
 def _names_of(model) -> list[_Name]:
