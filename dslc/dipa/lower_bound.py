@@ -54,7 +54,7 @@ from dslc.dipa.paths import build_path, input_tokens, output_tokens, parse_input
 from dslc.dipa.prob import PathError, Probability, Step, TooExpensive, fmt_probability, path_probability
 from dslc.ir.dipa import DiPA, Guard, OutKind, fmt_fraction
 
-SEARCH_SECONDS = 0.15          # default time for the search, per block
+SEARCH_SECONDS = 0.12          # default time for the search, per block (verification comes on top)
 BUDGET_SEARCH_SECONDS = 3.0    # when a budget is declared and the upper bound exceeds it
 MAX_STATES = 50_000            # larger automata are not searched (said in the summary)
 MAX_STEPS = 40                 # longest candidate path
