@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from dslc.diagnostics.model import Diagnostic, Label, Severity
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
 from dslc.dipa import program_terms
-from dslc.ir.dipa import DiPA, Guard, fmt_fraction, fmt_rate
+from dslc.ir.dipa import DiPA, Guard, fmt_fraction
 from dslc.source import Span
 
 MAX_LOOP_LABELS = 6
@@ -212,11 +210,3 @@ def critical_json(dipa: DiPA, result: CheckResult) -> list[dict]:
                 "span": t.span.to_dict() if t.span is not None else None}
         out.append(item)
     return out
-
-
-def summary_line(dipa: DiPA, weight: Fraction) -> str:
-    d = fmt_fraction(weight, short=True)
-    if weight == 0:
-        return "differentially private for every ε > 0 with d = 0 (no critical transition costs anything)"
-    eps = fmt_rate(weight)
-    return f"{eps}-differentially private for every ε > 0 (d = {d})"

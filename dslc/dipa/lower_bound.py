@@ -44,7 +44,7 @@ from __future__ import annotations
 import decimal
 import heapq
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
