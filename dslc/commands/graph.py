@@ -15,9 +15,16 @@ from dslc import limits
 FORMATS = ("dot", "mermaid", "json", "svg")
 
 
-def add_parser(sub) -> None:
-    from dslc.commands.check import timeout_arg
+def timeout_arg(text: str) -> float:
+    """argparse type of ``--timeout``: positive and finite seconds."""
+    import argparse
+    try:
+        return limits.parse_timeout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
+
+def add_parser(sub) -> None:
     p = sub.add_parser("graph", help="draw the automaton or model of a block (DOT, Mermaid, JSON, SVG)",
                        description="Print the graph of the blocks of FILE: for `automaton` and `mechanism` "
                                    "blocks the DiP automaton (a mechanism's states labelled with their "

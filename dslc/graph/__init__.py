@@ -2,7 +2,7 @@
 
 :func:`block_graph` turns the result of one block (the pipeline's
 :class:`~dslc.results.BlockResult`, with the IR and the checker's findings in
-its artifacts) into a :class:`networkx.MultiDiGraph` — a ``DiGraph`` that
+its ``ir`` and ``analysis``) into a :class:`networkx.MultiDiGraph` — a ``DiGraph`` that
 keeps one edge per transition even when two transitions join the same pair
 of states.  The renderers of :mod:`dslc.diagnostics.render.graph` export it
 to DOT, Mermaid and JSON; nothing here formats or prints.
@@ -85,21 +85,19 @@ def block_graph(block: BlockResult, explain: bool = False) -> nx.MultiDiGraph:
         why = f": {first.code} {first.message}" if first else ""
         raise NotDrawable(f"{block.kind} `{block.name}` has errors and cannot be drawn{why}",
                           "fix the errors that `dslc check` reports")
+    ir, analysis = block.ir, block.analysis
     if block.kind in ("automaton", "mechanism"):
         from dslc.graph.dipa import dipa_graph
-        dipa, check = block.artifacts.get("dipa"), block.artifacts.get("check")
-        if dipa is None or check is None:
+        if ir is None or analysis is None:
             raise _no_verdict(block)
-        return dipa_graph(block, dipa, check, explain=explain)
+        return dipa_graph(block, ir, analysis, explain=explain)
     if block.kind in ("hmm", "mdp"):
         from dslc.graph.markov import markov_graph
-        model = block.artifacts.get("markov")
-        if model is None:
+        if ir is None:
             raise _no_verdict(block)
-        return markov_graph(block, model, block.artifacts.get("outcome"))
+        return markov_graph(block, ir, analysis)
     if block.kind == "chain":
         from dslc.graph.chain import chain_graph
-        ir = block.artifacts.get("chain")
         if ir is None:
             raise _no_verdict(block)
         return chain_graph(block, ir)

@@ -25,10 +25,21 @@ def _source_text(span) -> str:
     """The statement a mechanism's state starts at: its span's first line, shortened."""
     if span is None:
         return ""
-    text = span.text.split("\n", 1)[0].strip()
+    text = _without_comment(span.text.split("\n", 1)[0]).rstrip().rstrip("{").strip()
     if len(text) > MAX_LINE_TEXT:
         text = text[:MAX_LINE_TEXT - 1] + "…"
     return text
+
+
+def _without_comment(line: str) -> str:
+    """``line`` up to a `//` or `/*` that is not inside a quoted string."""
+    quoted = False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and line.startswith(("//", "/*"), i):
+            return line[:i]
+    return line
 
 
 def _mean(dipa: DiPA, is_input: bool, mu) -> str:
@@ -66,10 +77,17 @@ def _cost_text(dipa: DiPA, e: int, cost) -> str:
     return f"cost {formula}"
 
 
+def _code_title(code: str) -> str:
+    title = violation_title(code)
+    return f"{code} {title}" if title != code else code
+
+
 def dipa_graph(block: BlockResult, dipa: DiPA, check: CheckResult, explain: bool = False) -> nx.MultiDiGraph:
     title = f"{block.kind} {block.name}: {verdict_text(block)}"
-    if check.well_formed and check.weight is not None:
-        title += f", d = {fmt_fraction(check.weight)}"
+    sensitivity = getattr(dipa, "sensitivity", 1)
+    d = check.weight * sensitivity if check.well_formed and check.weight is not None else None
+    if d is not None:
+        title += f", d = {fmt_fraction(d)}"
     g = new_graph(block, title)
     reachable = check.reachable
     node = {q: f"s{q}" for q in range(len(dipa.states))}
@@ -110,7 +128,7 @@ def dipa_graph(block: BlockResult, dipa: DiPA, check: CheckResult, explain: bool
         message = violation_diagnostic(dipa, v).message
         names = ", ".join(dict.fromkeys(dipa.states[q].name for e in edges
                                         for q in (dipa.transitions[e].source, dipa.transitions[e].target)))
-        g.graph["notes"].append(f"{v.kind} {violation_title(v.kind)} (red): {names}")
+        g.graph["notes"].append(f"{_code_title(v.kind)} (red): {names}")
         g.graph["violations"].append({
             "code": v.kind, "subkind": v.subkind, "message": message,
             "edges": [f"t{e}" for e in edges],
@@ -118,7 +136,23 @@ def dipa_graph(block: BlockResult, dipa: DiPA, check: CheckResult, explain: bool
         })
     for kind, count in sorted(check.truncated.items()):
         g.graph["notes"].append(f"{count} more witness(es) of {kind} are not drawn")
-    if explain and check.well_formed:
+    # a well-formed block over its budget (`budget`, --max-d): the heaviest path is the leak
+    over = [diag.code for diag in block.diagnostics if diag.is_error] if check.well_formed else []
+    if over:
+        edges = [ends(e) for e in check.heaviest]
+        for code in dict.fromkeys(over):
+            mark(g, edges, code)
+            budget = (getattr(block, "bounds", None) or {}).get("budget") or {}
+            limit = f" > budget {budget['max_d']}" if budget.get("max_d") else ""
+            g.graph["notes"].append(f"{_code_title(code)} (red: a heaviest path): "
+                                    f"d = {fmt_fraction(d)}{limit}")
+            g.graph["violations"].append({
+                "code": code, "subkind": code, "message": next(x.message for x in block.diagnostics
+                                                               if x.code == code),
+                "edges": [k for _, _, k in edges],
+                "states": list(dict.fromkeys(q for u, v, _ in edges for q in (u, v))),
+            })
+    if (explain or over) and check.well_formed:
         g.graph["explain"] = True
         heaviest = set(check.heaviest)
         for e, cost in check.critical:
@@ -130,7 +164,8 @@ def dipa_graph(block: BlockResult, dipa: DiPA, check: CheckResult, explain: bool
                 text += " (heaviest path)"
                 data["classes"].append("heaviest")
             data["label"].append(text)
-        g.graph["notes"].append(f"d = wt(A) = {fmt_fraction(check.weight)}: the largest total cost of "
+        what = "d = wt(A)" if sensitivity == 1 else f"d = Δ·wt(A) = {fmt_fraction(sensitivity)}·{fmt_fraction(check.weight)}"
+        g.graph["notes"].append(f"{what} = {fmt_fraction(d)}: wt(A) is the largest total cost of "
                                 "critical transitions along a path (bold: a heaviest path)")
     return g
 

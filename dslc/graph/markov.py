@@ -4,8 +4,8 @@ exact.  For a violation (DP101) the transitions and emissions that can
 produce its observation sequence from the secret under which it is likelier
 are marked, and so are the observations of the sequence.
 
-Reads the Markov IR and the checker's outcome from the block's artifacts;
-changes nothing in them."""
+Reads the Markov IR and the checker's outcome (the block's ``ir`` and
+``analysis``); changes nothing in them."""
 
 from __future__ import annotations
 

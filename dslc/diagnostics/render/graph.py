@@ -77,10 +77,10 @@ def _dot_block(g: nx.MultiDiGraph, prefix: str, indent: str) -> list[str]:
             attrs.append(("class", dot_string(" ".join(d["classes"]))))
         if d.get("role") == "emission":
             attrs += [("style", "dashed"), ("arrowhead", "open")]
-        if "heaviest" in d["classes"]:
-            attrs += [("penwidth", "2.5"), ("style", "bold")]
         if any(_is_violation(c) for c in d["classes"]):
             attrs += [("color", f'"{RED}"'), ("fontcolor", f'"{RED}"'), ("penwidth", "2")]
+        elif "heaviest" in d["classes"]:
+            attrs += [("penwidth", "2.5"), ("style", "bold")]
         out.append(f"{indent}{nid(u)} -> {nid(v)} {_attrs(attrs)};")
     return out
 
