@@ -50,17 +50,30 @@ traceback).
 register("E001", "syntax-error", "The text does not follow the grammar of `.dp`.", """
 The parser met a token it did not expect.  The message says what it expected
 at that spot in words ("a guard such as `insample >= x`"), and the caret
-points at the first token that could not be read.  Only the first syntax error
-of a block is reported; the other blocks of the file are still checked.
+points at the first token that could not be read.
+
+After a syntax error the parser repairs the text in its mind — inserting the
+expected token, or skipping to the next statement, transition or `}` — and
+reads on, so every independent mistake of a block is reported (at most 20),
+each once: errors within three tokens of a repair are taken to be its
+echoes and not reported.  A block with a syntax error gets no verdict; the
+other blocks of the file are still checked.  Misspelled keywords (E020),
+look-alike characters (E021) and constructs of other languages (E022) have
+codes of their own.
 """)
 register("E002", "unexpected-end", "The block ends before it is complete.", """
 The file (or the block) ended while the parser still expected something,
-most often a closing `}`.  Check that every `{` has its `}`.
+most often a closing `}`.  The caret points at the `{` that is not closed:
+when a later `}` is indented like an outer line, it is taken to close that
+line's `{`, and the `{` it skipped is named (the label says which `}` lines
+up with which line).  A block also ends where the next block starts at the
+beginning of a line, so a missing `}` does not swallow the blocks after it.
 """)
 register("E003", "invalid-character", "A character or token that `.dp` does not know.", """
 The lexer met a character that starts no token of the language, or a
-comment or string that is never closed.  `.dp` accepts ASCII and the Unicode
-spellings `ε ≥ ≤ ⊤ ⊥ → ′`.
+comment or string that is never closed (the caret points at the `/*` or `"`
+that opens it).  `.dp` accepts ASCII and the Unicode spellings
+`ε ≥ ≤ ⊤ ⊥ → ′ ·`; characters that merely look like them are E021.
 """)
 register("E004", "unreadable-file", "The file could not be read as UTF-8 text.", """
 The path does not exist, is not readable, is not a regular file (a FIFO, a
@@ -83,7 +96,9 @@ Everything in a `.dp` file must be inside a block such as
 """)
 register("E008", "invalid-number", "A number that cannot be read exactly.", """
 Numbers are integers, decimals or fractions (`3`, `0.25`, `-1/2`) and are kept
-exact.  Division by zero and exponents are not allowed.
+exact.  Division by zero and exponents are not allowed.  A decimal that goes
+on (`0.3333…`, `0.333...`) has no exact value: write the fraction (`1/3`;
+the help line computes it from the repeating digits).
 """)
 register("E009", "duplicate-block", "Two blocks of one file have the same name.", """
 Block names identify results in the JSON output and in editors; each block of
@@ -118,6 +133,47 @@ Checking the block did not finish within `--timeout` seconds (60 by
 default), so its verdict is "unknown" and the exit status 2: nothing is
 claimed about its privacy.  Raise the limit with `--timeout SECONDS`, or make
 the block smaller.  The other blocks and files are checked as usual.
+""")
+
+register("E020", "misspelled-keyword", "A word close to a keyword, where that keyword is expected.", """
+The parser expected a keyword (`output`, `loop`, `halt`, `read`, `state`,
+`noinput`, `mechanism`, ...) and found a word one or two letters away from
+it: `ouput`, `lopo`, `hlat`, `raed`, `stae`, `mechansim`.  The message names
+the keyword; the block is read on as if it had been written, so the other
+mistakes of the block are reported too.  Keywords are written in lower case.
+""")
+register("E021", "look-alike-character", "A Unicode character that looks like a `.dp` symbol but is another.", """
+`.dp` accepts ASCII and the Unicode spellings `ε ≥ ≤ ⊤ ⊥ → ′ ·` (and the
+no-break space as a space).  Characters that look like them are refused,
+with their Unicode name and what to write instead:
+
+- `ϵ` (U+03F5 GREEK LUNATE EPSILON SYMBOL, what LaTeX's `\\epsilon`
+  gives), `ɛ`, `∊`: write `ε` (U+03B5) or `eps`;
+- `⩾` `⩽` `≧` `≦`: write `>=`/`≥`, `<=`/`≤`;
+- `−` (U+2212 MINUS SIGN), `–`, `—`: write `-`;
+- `≔`: write `:=`; `⟶`, `⇒`: write `->`; `×`, `∗`: write `*`; `÷`: write `/`;
+- curly quotes `“ ”` around a string: write `"`; `’` after `insample` or
+  `Lap`: write `'` or `′`;
+- fullwidth characters (`（`, `ｏｕｔｐｕｔ`): write the ASCII ones;
+- unusual spaces (thin, zero-width, ideographic): write an ordinary space.
+
+The parser reads on as if the intended character had been written.
+""")
+register("E022", "foreign-construct", "A construct of another programming language.", """
+A mechanism is not a general program; some familiar constructs do not exist
+and the message says what `.dp` has instead:
+
+- `x = e` assigns in many languages: `.dp` writes `x := e` (`=` only gives
+  parameters their values, `mechanism m(T = 0)`);
+- `==`, `!=`, `=` in a comparison: a continuous draw equals a value with
+  probability 0, so `.dp` compares only with `>=`, `<`, `>` and `<=`;
+- `while`, `for`: `loop { ... }` repeats once per input, as long as input
+  lasts; leave it with `break` or stop with `halt`;
+- `return`, `print`: a mechanism releases values with `output VALUE` and
+  stops with `halt`;
+- `elif`, `elsif`: write `else if`; an `else` must follow the `}` of its `if`;
+- `let`, `var`: variables come into being when they are assigned;
+- `and`, `or`, `&&`, `||`: a condition is one comparison; nest `if`s.
 """)
 
 register("E101", "unknown-state", "A transition goes to a state that is not declared.", """

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.suggest import did_you_mean
 from dslc.ir.evaluate import Constants, NotConstant, evaluate
 from dslc.ir.chain import ChainIR, ChainModel, ChainQuery, ChainState
 from dslc.ir import chain_structure as markov
@@ -198,8 +199,9 @@ def _method(setting: ChainSetting | None) -> tuple[str, Span | None]:
     if setting is None:
         return "auto", None
     if setting.value not in METHODS:
+        close = did_you_mean(str(setting.value), METHODS)
         raise _Bad(error("E252", f"unknown method `{setting.value}`", setting.value_span,
-                         "not a method")
+                         close or "not a method")
                    .with_help("write `method = auto` (default), `exact` or `approx`"))
     return str(setting.value), setting.value_span
 

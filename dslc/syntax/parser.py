@@ -13,12 +13,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import VisitError
 
 from dslc import limits
-from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.model import DiagnosticError, error
 from dslc.source import SourceFile, Span
-from dslc.syntax import ast
+from dslc.syntax import ast, recover
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent.parent / "grammar" / "dp.lark"
 _PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "dp.lark"
@@ -65,18 +65,27 @@ PHRASES: list[tuple[frozenset, str]] = [
     (frozenset({"ARROW"}), "`->` followed by the target state"),
     (frozenset({"LAP"}), "a draw such as `Lap(ε/4, 0)`"),
     (frozenset({"NUMBER", "EPS", "LAP"}), "an expression such as `ε/4`, `0` or `Lap(ε, q)`"),
+    (frozenset({"PLUS", "MINUS", "STAR", "SLASH"}), "an operator (`+`, `-`, `*`, `/`)"),
     (frozenset({"IF", "LOOP", "OUTPUT", "HALT", "BREAK"}), "a statement (`x := ...`, `if`, `loop`, `output`, `halt`, `break`)"),
 ]
 
 
-def describe_expected(expected: set[str]) -> str:
+def describe_expected(expected: set[str], keyword: str | None = None) -> str:
+    """The tokens a parser state accepts, in words (``keyword``: the kind of
+    block, for phrases that only fit one kind)."""
     expected = {e for e in expected if not e.startswith("__")}
     phrases = []
     rest = set(expected)
     for names, phrase in PHRASES:
         if names <= expected:
+            if names == {"ARROW"} and keyword not in (None, "automaton"):
+                phrase = "`->`"
             phrases.append(phrase)
             rest -= names
+    if {"PLUS", "STAR"} <= expected and "NUMBER" not in expected:
+        rest -= {"EPS", "EPS_A"}            # `2ε`: ε after a value multiplies
+    if {"IF", "LOOP", "OUTPUT"} <= expected:
+        rest.discard("NAME")                # `x := ...` is among the statements
     # Drop spellings already covered by a phrase or a twin.
     twins = {"TOP_A": "TOP", "BOT_A": "BOT", "EPS_A": "EPS", "LAP_PRIME": "LAP",
              "INSAMPLE_PRIME": "INSAMPLE", "SEMICOLON": None, "MINUS": "NUMBER",
@@ -362,7 +371,8 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
                 fast: bool | None = None) -> ast.Block:
     """Parse ``source.text[start:end]`` as a block of the given keyword.
 
-    Raises :class:`DiagnosticError` with one syntax diagnostic.
+    Raises :class:`DiagnosticError` with every syntax error of the block
+    (:mod:`dslc.syntax.recover`: parse-error recovery, at most 20 errors).
     """
     if fast is None:
         fast = end - start > FAST_PATH_MIN_CHARS
@@ -371,76 +381,18 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
         block = parse_automaton_fast(source, start, end)
         if block is not None:
             return block
-    text = source.text[start:end]
     try:
         with _PARSE_LOCK:
             parser, builder = _parser()
             builder.file = source
             builder.base = start
-            block = parser.parse(text, start=START_RULES[keyword])
-    except UnexpectedInput as exc:
-        raise DiagnosticError(_syntax_diagnostic(source, start, end, exc, keyword)) from None
+            block, diags = recover.parse(parser, source, start, end, keyword, START_RULES[keyword])
     except VisitError as exc:  # a builder raised a diagnostic
         if isinstance(exc.orig_exc, DiagnosticError):
             raise exc.orig_exc from None
         raise
+    if diags:
+        raise DiagnosticError(*diags)
     return block
 
 
-def _syntax_diagnostic(source: SourceFile, base: int, end: int, exc: UnexpectedInput,
-                       keyword: str = "automaton") -> Diagnostic:
-    if isinstance(exc, UnexpectedCharacters):
-        pos = base + exc.pos_in_stream
-        text = source.text
-        if text.startswith("/*", pos):
-            return (error("E003", "unterminated block comment", source.span(pos, pos + 2),
-                          "this `/*` is never closed").with_help("close the comment with `*/`"))
-        if text.startswith('"', pos):
-            return (error("E003", "unterminated string", source.span(pos, pos + 1),
-                          "this string is never closed").with_help('close the string with `"` on the same line'))
-        ch = text[pos] if pos < len(text) else ""
-        allowed = describe_expected(set(exc.allowed or ()))
-        return (error("E003", f"unexpected character `{ch}`", source.span(pos, pos + 1),
-                      f"expected {allowed}")
-                .with_help("`.dp` spells operators `>=`/`≥`, `<`, `->`/`→`, `:=`; see `dslc explain E003`"))
-    if isinstance(exc, UnexpectedToken):
-        tok = exc.token
-        if tok.type != "$END" and source.text.startswith("/*", base + tok.start_pos):
-            pos = base + tok.start_pos
-            return (error("E003", "unterminated block comment", source.span(pos, pos + 2),
-                          "this `/*` is never closed").with_help("close the comment with `*/`"))
-        expected = describe_expected(set(exc.expected or ()))
-        if tok.type == "$END":
-            pos = end
-            span = source.span(max(base, pos - 1), pos) if pos > base else source.span(pos, pos)
-            return (error("E002", f"unexpected end of block: expected {expected}", span,
-                          f"expected {expected} after this")
-                    .with_help("every `{` needs a matching `}`"))
-        span = source.span(base + tok.start_pos, base + tok.end_pos)
-        diag = error("E001", f"expected {expected}, found {describe_token(tok)}", span,
-                     f"expected {expected}")
-        hint = _hint(tok, set(exc.expected or ())) if keyword in ("automaton", "mechanism") else None
-        if hint:
-            diag.with_help(hint)
-        return diag
-    if isinstance(exc, UnexpectedEOF):
-        span = source.span(max(base, end - 1), end)
-        expected = describe_expected(set(exc.expected or ()))
-        return error("E002", f"unexpected end of block: expected {expected}", span, "the block ends here")
-    span = source.span(base, base)
-    return error("E001", "syntax error", span)
-
-
-def _hint(tok: Token, expected: set[str]) -> str | None:
-    text = str(tok)
-    if text == "=" and "ASSIGN" in expected:
-        return "assignment is written `:=`"
-    if text in ("==", "!=") or (tok.type == "EQUAL" and "GE" in expected):
-        return "guards compare with `>=` or `<`"
-    if {"TRUE", "INSAMPLE"} <= expected:
-        return "a transition reads `GUARD -> TARGET [output OUT] [store]`, e.g. `insample < x -> q1 output ⊥`"
-    if {"INPUT", "NOINPUT"} <= expected:
-        return "a state reads `state NAME input|noinput Lap(rate, mean) { ... }`"
-    if "ARROW" in expected:
-        return "write `->` (or `→`) between the guard and the target state"
-    return None

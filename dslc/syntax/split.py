@@ -56,7 +56,7 @@ def split_blocks(source: SourceFile) -> tuple[list[Chunk], list[Diagnostic]]:
                                source.span(pos, pos + 2), "this `/*` is never closed")
                          .with_help("close the comment with `*/`"))
             break
-        header = _HEADER.match(text, pos)
+        header = _HEADER.match(text, pos) or _misspelled_header(text, pos)
         if not header:
             end = _next_block_start(text, pos)
             line_end = text.find("\n", pos)
@@ -69,6 +69,7 @@ def split_blocks(source: SourceFile) -> tuple[list[Chunk], list[Diagnostic]]:
             pos = end
             continue
         keyword, name = header.group(1), header.group(2)
+        keyword = _KEYWORD_OF.get(keyword, keyword)
         if name:
             name_span = source.span(header.start(2), header.end(2))
         else:
@@ -77,6 +78,25 @@ def split_blocks(source: SourceFile) -> tuple[list[Chunk], list[Diagnostic]]:
         chunks.append(chunk)
         pos = chunk.end
     return chunks, diags
+
+
+_WORD_HEADER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]+([A-Za-z_][A-Za-z0-9_]*)?(?=[ \t]*[({])")
+_KEYWORD_OF: dict[str, str] = {}
+
+
+def _misspelled_header(text: str, pos: int) -> re.Match | None:
+    """`mechansim m {`: a word close to a block keyword, then a name and `{`
+    or `(`, is taken for that block (the parser reports the misspelling, E020,
+    and checks the rest of the block)."""
+    m = _WORD_HEADER.match(text, pos)
+    if m is None or not m.group(2):
+        return None
+    from dslc.diagnostics.suggest import closest
+    best = closest(m.group(1), BLOCK_KEYWORDS, ratio=None)
+    if best is None:
+        return None
+    _KEYWORD_OF[m.group(1)] = best
+    return m
 
 
 def _next_block_start(text: str, pos: int) -> int:

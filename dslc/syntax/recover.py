@@ -1,0 +1,952 @@
+"""Parsing a block with error recovery: every independent syntax error.
+
+The LALR parser of :mod:`dslc.syntax.parser` is driven token by token here
+(Lark's interactive parser).  At a syntax error the driver
+
+1. explains it in words — a misspelled keyword (E020, "did you mean
+   `output`?"), a construct of another language (E022: `while`, `return`,
+   `=` for `:=`, `==`), a look-alike character (E021: `ϵ`, `−`, `≔`), an
+   inexact decimal (E008: `0.333…`), an unclosed `{` or comment, or else
+   "expected X, found Y" (E001) with X taken from the tokens the parser
+   really accepts at that point;
+2. repairs the input so that parsing can go on: the repair that explains the
+   mistake (replace the misspelled word by the keyword, `=` by `:=`, ...), or
+   else the first of: insert one expected token, replace the token, delete
+   it — whichever lets the parser read the next three tokens — or else panic
+   mode: skip to a token that fits, popping unfinished constructs, never
+   skipping an unbalanced `{` or `}` (so the recovery never closes a
+   construct the user did not close);
+3. stays quiet until three tokens have been read after a repair, so one
+   mistake gives one error, not a cascade.
+
+A block reports at most :data:`MAX_ERRORS` errors.  After the first error
+the parser builds no syntax tree (the block is not checked further), so the
+repairs cannot produce misleading semantic errors.
+"""
+
+from __future__ import annotations
+
+import re
+from copy import copy
+from typing import Any
+
+from lark import Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_parser_state import ParserState
+
+from dslc import limits
+from dslc.diagnostics.model import Diagnostic, error
+from dslc.diagnostics.suggest import closest
+from dslc.source import SourceFile, Span
+from dslc.syntax import lookalike
+
+MAX_ERRORS = 20                  # errors reported per block
+QUIET_TOKENS = 3                 # tokens to read after a repair before reporting again
+LOOKAHEAD = 3                    # tokens a repair must let the parser read
+MAX_TOKENS_AFTER_ERROR = 50_000  # tokens read after the first error (huge generated blocks)
+MAX_SKIP = 400                   # tokens panic mode looks at
+MAX_TRIALS = 3000                # trial parses per panic
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
+
+# Tokens to try inserting or substituting, most plausible first.
+_REPAIR_ORDER = ["ARROW", "ASSIGN", "COMMA", "RPAR", "RSQB", "COLON", "EQUAL", "INPUT", "NOINPUT",
+                 "LPAR", "NAME", "NUMBER", "GE", "LT"]
+_SYNTH_VALUES = {"NAME": "_", "NUMBER": "0", "STRING": '""', "ARROW": "->", "ASSIGN": ":=",
+                 "GE": ">=", "LE": "<=", "LT": "<", "GT": ">", "PLUS": "+", "MINUS": "-", "STAR": "*",
+                 "SLASH": "/", "LPAR": "(", "RPAR": ")", "LBRACE": "{", "RBRACE": "}", "COMMA": ",",
+                 "SEMICOLON": ";", "COLON": ":", "EQUAL": "=", "LSQB": "[", "RSQB": "]", "EPS": "ε",
+                 "TOP": "⊤", "BOT": "⊥", "MK_EQEQ": "==", "MK_NE": "!=", "INSAMPLE_PRIME": "insample'",
+                 "LAP_PRIME": "Lap'"}
+
+# Words of other languages, and what `.dp` has instead.
+_STOP_WORDS = {"return", "print", "println", "printf", "emit", "yield", "release", "publish", "echo"}
+_DECLARE_WORDS = {"let", "var", "val", "const", "def", "int", "float", "double", "real", "auto", "mut"}
+_ELIF_WORDS = {"elif", "elsif", "elseif"}
+_LOGIC_WORDS = {"and", "or", "not"}
+
+
+# ------------------------------------------------------------------ entry point
+def parse(parser, source: SourceFile, base: int, end: int, keyword: str,
+          start_rule: str) -> tuple[Any, list[Diagnostic]]:
+    """Parse ``source.text[base:end]`` with the start rule of ``keyword``.
+
+    Returns (the transformed block or None, the diagnostics sorted by
+    position); the block is None whenever there is a diagnostic."""
+    run = _Run(parser, source, base, end, keyword, start_rule)
+    result = run.run()
+    diags = sorted(run.diags, key=lambda d: (d.span.start if d.span else 0))
+    if diags:
+        if run.stopped_note:
+            diags[-1].note(run.stopped_note)
+        return None, diags
+    return result, []
+
+
+class _Stop(Exception):
+    """No further recovery: the diagnostics so far are the answer."""
+
+
+class _Run:
+    def __init__(self, parser, source: SourceFile, base: int, end: int, keyword: str, start_rule: str):
+        self.parser = parser
+        self.source = source
+        self.base = base
+        self.end = end
+        self.keyword = keyword
+        self.start_rule = start_rule
+        self.text = source.text[base:end]
+        self.diags: list[Diagnostic] = []
+        self.quiet = 0
+        self.last: Token | None = None     # the last token read from the input
+        self.recovering = False            # after the first error: no callbacks, no tree
+        self.read_after_error = 0
+        self.errors_at: dict[int, int] = {}
+        self.comment_at: int | None = None  # an unterminated `/*` (the text is cut there)
+        self.stopped_note = ""
+        self.reported_ends: set[int] = set()
+
+    # -------------------------------------------------------------- driving
+    def run(self):
+        comment = _unterminated_comment(self.text)
+        if comment is not None:
+            self.comment_at = comment
+            self._report(error("E003", "unterminated block comment", self._span(comment, comment + 2),
+                               "this `/*` is never closed")
+                         .note("everything after it, to the end of the file, is inside the comment")
+                         .with_help("close the comment with `*/`"), force=True)
+            self.text = self.text[:comment]
+        ip = self.parser.parse_interactive(self.text, start=self.start_rule)
+        self.ps: ParserState = ip.parser_state
+        self.lt = ip.lexer_thread
+        self.nocb = copy(self.ps.parse_conf)
+        self.nocb.callbacks = {}
+        self.states = self.ps.parse_conf.states
+        while True:
+            try:
+                return self._drive()
+            except UnexpectedToken as exc:
+                try:
+                    self._token_error(exc.token)
+                except _Stop:
+                    return None
+            except UnexpectedCharacters as exc:
+                try:
+                    self._char_error(exc.pos_in_stream)
+                except _Stop:
+                    return None
+            except _Stop:
+                return None
+
+    def _drive(self):
+        ps = self.ps
+        n = 0
+        for tok in self.lt.lex(ps):
+            if tok.type == "NUMBER" and len(tok) > limits.MAX_NUMBER_DIGITS:
+                tok = self._long_number(tok)
+            ps.feed_token(tok)
+            self.last = tok
+            if self.quiet:
+                self.quiet -= 1
+            n += 1
+            if self.recovering:
+                self.read_after_error += 1
+                if self.read_after_error > MAX_TOKENS_AFTER_ERROR:
+                    line = self.source.line_col(self.base + tok.start_pos)[0]
+                    self.stopped_note = (f"dslc stopped looking for syntax errors in this block at line {line}; "
+                                         "fix these and check again")
+                    raise _Stop
+            if not n & 4095:
+                limits.checkpoint()
+        end_tok = Token("$END", "", len(self.text), end_pos=len(self.text))
+        result = ps.feed_token(end_tok, True)
+        return None if self.recovering else result
+
+    # -------------------------------------------------------------- reporting
+    def _span(self, start: int, end: int) -> Span:
+        return self.source.span(self.base + start, self.base + end)
+
+    def _tspan(self, tok: Token) -> Span:
+        return self._span(tok.start_pos, tok.end_pos)
+
+    def _report(self, diag: Diagnostic, force: bool = False) -> None:
+        """Record a diagnostic (unless quiet after a repair; ``force``: always)."""
+        if not force and self.quiet:
+            return
+        span = diag.span
+        for d in self.diags:
+            if d.span is not None and span is not None and d.span.start == span.start and d.code == diag.code:
+                return
+        self.diags.append(diag)
+        if len(self.diags) >= MAX_ERRORS:
+            self.stopped_note = (f"dslc stops after {MAX_ERRORS} syntax errors in one block; "
+                                 "fix these and check again")
+            raise _Stop
+
+    def _start_recovering(self) -> None:
+        if not self.recovering:
+            self.recovering = True
+            self.ps.parse_conf = self.nocb
+
+    # -------------------------------------------------------------- parser states
+    def _trial_state(self, cut: int) -> ParserState:
+        stack = self.ps.state_stack[:cut]
+        return ParserState(self.nocb, None, stack, [None] * (len(stack) - 1))
+
+    def _fits(self, cut: int, feed: list[Token], toks: list[Token], need: int = LOOKAHEAD) -> bool:
+        """Can the parser, cut to ``cut`` states, read ``feed`` and then the
+        first ``need`` tokens of ``toks``?"""
+        st = self._trial_state(cut)
+        try:
+            for t in feed:
+                st.feed_token(t)
+            for t in toks[:need]:
+                if t.type == "$END":
+                    st.feed_token(t, True)
+                    return True
+                st.feed_token(t)
+        except UnexpectedInput:
+            return False
+        except (AssertionError, IndexError, KeyError):
+            return False
+        return True
+
+    def _accepts(self, cut: int | None = None) -> set[str]:
+        """The terminals the parser (cut to ``cut`` states) can really read next."""
+        cut = len(self.ps.state_stack) if cut is None else cut
+        state = self.ps.state_stack[cut - 1]
+        out = set()
+        for t in self.states[state]:
+            if t.isupper() and self._fits(cut, [Token(t, _SYNTH_VALUES.get(t, ""))], []):
+                out.add(t)
+        return out
+
+    def _keywords(self, accepted: set[str]) -> dict[str, str]:
+        """word -> terminal, for the keywords among ``accepted``."""
+        words = _keyword_words(self.parser)
+        out = {}
+        for t in sorted(accepted):
+            for w in words.get(t, ()):
+                out.setdefault(w, t)
+        return out
+
+    def _synth(self, type_: str, at: Token, value: str | None = None) -> Token:
+        if value is None:
+            value = _SYNTH_VALUES.get(type_) or next(iter(_keyword_words(self.parser).get(type_, ())), type_.lower())
+        return Token(type_, value, at.start_pos, end_pos=at.end_pos)
+
+    def _covers(self, value, tok: Token) -> bool:
+        """Does a value of the parser's stack consist of exactly the token ``tok``?"""
+        while True:
+            if isinstance(value, Token):
+                return value.start_pos == tok.start_pos and value.end_pos == tok.end_pos
+            if isinstance(value, (list, tuple)):
+                if len(value) != 1:
+                    return False
+                value = value[0]
+                continue
+            span = getattr(value, "span", None)     # a node built by the transformer
+            return isinstance(span, Span) and (span.start - self.base, span.end - self.base) == \
+                (tok.start_pos, tok.end_pos)
+
+    # -------------------------------------------------------------- the lexer
+    def _seek(self, pos: int) -> None:
+        """Continue reading the input at ``pos`` (0-based in the block's text)."""
+        lc = self.lt.state.line_ctr
+        lc.char_pos = pos
+        lc.line = self.text.count("\n", 0, pos) + 1
+        lc.line_start_pos = self.text.rfind("\n", 0, pos) + 1
+        lc.column = pos - lc.line_start_pos + 1
+
+    def _lex_from(self, pos: int, limit: int) -> list[Token]:
+        """Up to ``limit`` tokens from ``pos``, read without context (every
+        keyword is a keyword), ending with `$END` at the end of the text; the
+        list stops early at a character no token starts with."""
+        state = copy(self.lt.state)
+        lc = state.line_ctr
+        lc.char_pos = pos
+        lc.line_start_pos = 0
+        lc.line = 1
+        lc.column = pos + 1
+        root = self.lt.lexer.root_lexer
+        out: list[Token] = []
+        try:
+            while len(out) < limit:
+                out.append(root.next_token(state, None))
+        except EOFError:
+            out.append(Token("$END", "", len(self.text), end_pos=len(self.text)))
+        except UnexpectedCharacters:
+            pass
+        return out
+
+    # -------------------------------------------------------------- token errors
+    def _token_error(self, tok: Token) -> None:
+        if tok.type == "$END":
+            self._report_end()
+            raise _Stop
+        first = not self.recovering
+        accepted = self._accepts()            # with the tree still intact: the real expected set
+        self._start_recovering()
+        seen = self.errors_at.get(tok.start_pos, 0)
+        self.errors_at[tok.start_pos] = seen + 1
+        if seen >= 4:
+            raise _Stop
+        ahead = [tok] + self._lex_from(tok.end_pos, LOOKAHEAD + 1)
+        repair = None
+        if seen < 2:
+            repair = self._explained_repair(tok, ahead, accepted)
+            if repair is not None and len(repair) == 4:
+                repair = (*repair, 0)       # the mistake is understood: the next one is reported
+        if repair is None:
+            repair = self._generic_repair(tok, ahead, accepted, allow_insert=seen < 2)
+            if repair is not None:
+                repair = (*repair, QUIET_TOKENS)
+        if repair is None:
+            diag = self._generic_diag(tok, accepted)
+            self._report(diag, force=first)
+            self.quiet = QUIET_TOKENS
+            self._panic(tok)
+            return
+        cut, feed, resume, diag, quiet = repair
+        if diag is not None:
+            self._report(diag, force=first)
+        self.quiet = max(self.quiet, quiet)
+        self._apply(cut, feed, resume)
+
+    def _apply(self, cut: int, feed: list[Token], resume: int) -> None:
+        ps = self.ps
+        del ps.state_stack[cut:]
+        del ps.value_stack[cut - 1:]
+        for t in feed:
+            ps.feed_token(t)
+        self._seek(resume)
+
+    def _prev_word(self, tok: Token) -> tuple[Token, int] | None:
+        """The word read just before ``tok`` and the parser state before it,
+        when the parser has not yet combined it with anything before."""
+        prev = self.last
+        if prev is None or prev.type != "NAME" or prev.end_pos > tok.start_pos:
+            return None
+        if not self.ps.value_stack or not self._covers(self.ps.value_stack[-1], prev):
+            return None
+        return prev, len(self.ps.state_stack) - 1
+
+    def _explained_repair(self, tok: Token, ahead: list[Token], accepted: set[str]):
+        """A repair that explains the mistake (E020, E022, specific E001), or None."""
+        text = str(tok)
+        cut = len(self.ps.state_stack)
+        rest = ahead[1:]
+        word = _WORD.match(text) is not None
+
+        # -- this token is a word from another language, or a misspelled keyword
+        if word and tok.type == "NAME":
+            foreign = self._foreign_word(tok, cut, ahead, after=False)
+            if foreign is not None:
+                return foreign
+            kws = self._keywords(accepted)
+            best = closest(text, kws, ratio=None)
+            if best is not None and self._fits(cut, [self._synth(kws[best], tok, best)], rest, need=1):
+                return cut, [self._synth(kws[best], tok, best)], tok.end_pos, self._typo_diag(tok, best)
+
+        # -- the word before this token was one (it was read as a name)
+        prev = self._prev_word(tok)
+        if prev is not None:
+            ptok, pcut = prev
+            foreign = self._foreign_word(ptok, pcut, ahead, after=True)
+            if foreign is not None:
+                return foreign
+            kws = self._keywords(self._accepts(pcut))
+            best = closest(str(ptok), kws, ratio=None)
+            if best is not None and self._fits(pcut, [self._synth(kws[best], ptok, best)], ahead, need=1):
+                return (pcut, [self._synth(kws[best], ptok, best)], tok.start_pos,
+                        self._typo_diag(ptok, best))
+
+        # -- `=` for `:=`, `==` for a comparison, `=>` for `->`
+        cmp_ok = bool(accepted & {"GE", "LT", "GT", "LE"})
+        if text in ("=", "==", "===") and "ASSIGN" in accepted:
+            assign = self._synth("ASSIGN", tok)
+            if self._fits(cut, [assign], rest, need=1):
+                return cut, [assign], tok.end_pos, self._assign_diag(tok)
+        if text in ("=", "==", "===", "!=", "≠", "<>") and cmp_ok:
+            ge = self._synth("GE", tok)
+            if self._fits(cut, [ge], rest, need=1):
+                return cut, [ge], tok.end_pos, self._equality_diag(tok)
+        if text == "=" and "ARROW" in accepted and rest and str(rest[0]) == ">" \
+                and rest[0].start_pos == tok.end_pos:
+            arrow = Token("ARROW", "->", tok.start_pos, end_pos=rest[0].end_pos)
+            if self._fits(cut, [arrow], rest[1:], need=1):
+                span = self._span(tok.start_pos, rest[0].end_pos)
+                return cut, [arrow], rest[0].end_pos, (
+                    error("E022", "`=>` is not an arrow of `.dp`", span, "write `->` here")
+                    .with_help("a transition reads `GUARD -> TARGET`; `→` works too"))
+
+        # -- a comparison inside the parentheses of a condition: `if (s >= x) {`
+        if tok.type in ("GE", "LT", "GT", "LE", "MK_EQEQ", "MK_NE") and "RPAR" in accepted:
+            paren = self._condition_paren()
+            if paren is not None:
+                lpar, pcut = paren
+                inner = self._lex_from(lpar.end_pos, MAX_SKIP)
+                if self._fits(pcut, [], inner, need=1):
+                    diag = (error("E001", "a condition is not written in parentheses", self._tspan(lpar),
+                                  "this `(` holds the whole condition")
+                            .with_help("write the comparison bare: `if s >= x { ... }`; parentheses group "
+                                       "arithmetic (`(q + 1)`) inside one side"))
+                    # stay quiet up to the `)` that closes it (it is dropped silently)
+                    depth, quiet = 0, 0
+                    for quiet, t in enumerate(inner, 1):
+                        if t.type == "LPAR":
+                            depth += 1
+                        elif t.type == "RPAR":
+                            if depth == 0:
+                                break
+                            depth -= 1
+                    return pcut, [], lpar.end_pos, diag, quiet + 1
+        return None
+
+    def _condition_paren(self):
+        """An unclosed `(` right after `if`, as (token, parser cut before it)."""
+        vs = self.ps.value_stack
+        for i in range(len(vs) - 1, 0, -1):
+            v = vs[i]
+            if isinstance(v, Token) and v.type == "LPAR":
+                prev = vs[i - 1]
+                if isinstance(prev, Token) and prev.type == "IF":
+                    return v, i + 1
+                return None
+        return None
+
+    def _foreign_word(self, wtok: Token, cut: int, ahead: list[Token], after: bool):
+        """`while`, `for`, `return`, `print`, `elif`, `let`, `and`, a misplaced
+        `else`: what `.dp` has instead, with a repair.  ``after``: the word
+        was read already (``ahead`` starts after it); else it is ``ahead[0]``."""
+        word = str(wtok)
+        low = word.lower()
+        rest = ahead if after else ahead[1:]
+        resume = ahead[0].start_pos if after else wtok.end_pos
+        span = self._tspan(wtok)
+        if self.keyword != "mechanism":
+            return None
+        if low == "while":
+            feed = [self._synth("IF", wtok, "if")]
+            if self._fits(cut, feed, rest, need=1):
+                return cut, feed, resume, (
+                    error("E022", "`.dp` has no `while` loop", span, "not a keyword of `.dp`")
+                    .note("`loop { ... }` repeats once per input, as long as input lasts")
+                    .with_help("write `loop { if COND { ... } else { break } }`, or stop inside the "
+                               "loop with `break` or `halt`"))
+        if low in ("for", "foreach", "repeat", "do"):
+            toks = self._lex_from(resume, MAX_SKIP)
+            depth = 0
+            for t in toks:
+                if t.type == "LBRACE" and depth == 0:
+                    feed = [self._synth("LOOP", wtok, "loop")]
+                    if self._fits(cut, feed, self._lex_from(t.start_pos, LOOKAHEAD + 1), need=1):
+                        return cut, feed, t.start_pos, (
+                            error("E022", f"`.dp` has no `{word}` loop", span, "not a keyword of `.dp`")
+                            .note("`loop { ... }` repeats once per input, as long as input lasts; "
+                                  "there are no counters")
+                            .with_help("write `loop { ... }` and leave it with `break` (or stop with `halt`)"))
+                    break
+                if t.type in ("RBRACE", "$END"):
+                    break
+        if low in _STOP_WORDS:
+            for kw, what in (("OUTPUT", "output"), ("HALT", "halt")):
+                feed = [self._synth(kw, wtok, what)]
+                if self._fits(cut, feed, rest, need=1):
+                    diag = (error("E022", f"`.dp` has no `{word}`", span, "not a keyword of `.dp`")
+                            .with_help("a mechanism releases a value with `output VALUE`, and stops with "
+                                       "`halt`" if low != "return" else
+                                       "a mechanism releases its results with `output VALUE` (one per step) "
+                                       "and stops with `halt`"))
+                    return cut, feed, resume, diag
+        if low in _ELIF_WORDS:
+            feed = [self._synth("IF", wtok, "if")]
+            if self._fits(cut, feed, rest, need=1):
+                return cut, feed, resume, (
+                    error("E022", f"`{word}` is written `else if` in `.dp`", span, "write `else if`")
+                    .with_help("`if COND { ... } else if COND { ... } else { ... }`"))
+        if low in _DECLARE_WORDS and after and rest and rest[0].type == "NAME":
+            if self._fits(cut, [], rest, need=1):
+                return cut, [], resume, (
+                    error("E022", f"`.dp` declares no variables with `{word}`", span, "remove this word")
+                    .with_help("a variable comes into being when it is assigned: `x := Lap(ε, 0)`"))
+        if low == "else" and after:
+            feed = [self._synth("LOOP", wtok, "loop")]
+            if self._fits(cut, feed, rest, need=1):
+                return cut, feed, resume, (
+                    error("E022", "`else` without an `if` just before it", span, "no `if` ends right before")
+                    .with_help("`else` follows the `}` of its `if` directly: `if COND { ... } else { ... }` "
+                               "(no `;` or statement in between)"))
+        if low in _LOGIC_WORDS and not after:
+            return self._logic_repair(wtok, cut)
+        return None
+
+    def _logic_repair(self, wtok: Token, cut: int):
+        """`if a >= x and ...`: explain, and skip to the `{` of the `if`."""
+        toks = self._lex_from(wtok.start_pos, MAX_SKIP)
+        for t in toks:
+            if t.type == "LBRACE":
+                if self._fits(cut, [], self._lex_from(t.start_pos, LOOKAHEAD + 1), need=1):
+                    return cut, [], t.start_pos, self._logic_diag(self._tspan(wtok), str(wtok))
+                return None
+            if t.type in ("RBRACE", "$END"):
+                return None
+        return None
+
+    @staticmethod
+    def _logic_diag(span: Span, what: str) -> Diagnostic:
+        return (error("E022", f"`.dp` conditions have no `{what}`", span,
+                      "a condition is one comparison")
+                .note("a step compares its fresh draw with the stored variable once")
+                .with_help("nest the tests: `if A { if B { ... } }` — each comparison in its own step, "
+                           "with a fresh draw"))
+
+    # -------------------------------------------------------------- messages
+    def _typo_diag(self, tok: Token, best: str) -> Diagnostic:
+        word = str(tok)
+        if tok.start_pos == 0:
+            msg = f"`{word}` is not a kind of block; did you mean `{best}`?"
+        else:
+            msg = f"`{word}` is not a keyword; did you mean `{best}`?"
+        return (error("E020", msg, self._tspan(tok), f"did you mean `{best}`?")
+                .with_help(f"write `{best}`"))
+
+    def _assign_diag(self, tok: Token) -> Diagnostic:
+        return (error("E022", f"assignment is written `:=`, not `{tok}`", self._tspan(tok), "write `:=` here")
+                .with_help("`x := Lap(ε, 0)`; `=` gives parameters their values (`mechanism m(T = 0)`)"))
+
+    def _equality_diag(self, tok: Token) -> Diagnostic:
+        text = str(tok)
+        if self.keyword == "automaton":
+            help_ = "guards are `insample >= x` or `insample < x` (or `true`)"
+        else:
+            help_ = "compare the draw with `>=`, `<`, `>` or `<=`: `if Lap(ε/4, q) >= x { ... }`"
+        if text == "=":
+            msg = "`=` does not compare in `.dp`"
+        else:
+            msg = f"`{text}` is not a comparison of `.dp`"
+        return (error("E022", msg, self._tspan(tok), "not a comparison")
+                .note("a draw from a continuous distribution equals any given value with probability 0, "
+                      "so `.dp` compares only with `>=`, `<`, `>` and `<=`")
+                .with_help(help_))
+
+    def _generic_diag(self, tok: Token, accepted: set[str]) -> Diagnostic:
+        from dslc.syntax.parser import describe_expected, describe_token
+        expected = describe_expected(accepted, self.keyword)
+        diag = error("E001", f"expected {expected}, found {describe_token(tok)}", self._tspan(tok),
+                     f"expected {expected}")
+        hint = _hint(tok, accepted) if self.keyword in ("automaton", "mechanism") else None
+        if hint:
+            diag.with_help(hint)
+        return diag
+
+    def _generic_repair(self, tok: Token, ahead: list[Token], accepted: set[str], allow_insert: bool):
+        """Insert, replace or delete one token (E001), or None."""
+        cut = len(self.ps.state_stack)
+        rest = ahead[1:]
+        order = [t for t in _REPAIR_ORDER if t in accepted]
+        if allow_insert:
+            if "RBRACE" in accepted and self._starts_line(tok):
+                feed = [self._synth("RBRACE", tok)]
+                if self._fits(cut, feed, ahead):
+                    return cut, feed, tok.start_pos, self._missing_brace_diag(tok)
+            for t in order:
+                feed = [self._synth(t, tok)]
+                if self._fits(cut, feed, ahead):
+                    return cut, feed, tok.start_pos, self._generic_diag(tok, accepted)
+        for t in order:
+            feed = [self._synth(t, tok)]
+            if self._fits(cut, feed, rest):
+                return cut, feed, tok.end_pos, self._generic_diag(tok, accepted)
+        if self._fits(cut, [], rest):
+            return cut, [], tok.end_pos, self._generic_diag(tok, accepted)
+        return None
+
+    def _starts_line(self, tok: Token) -> bool:
+        line_start = self.text.rfind("\n", 0, tok.start_pos) + 1
+        return not self.text[line_start:tok.start_pos].strip()
+
+    def _missing_brace_diag(self, tok: Token) -> Diagnostic:
+        diag = error("E001", f"expected `}}` before {_describe(tok)}", self._tspan(tok),
+                     "a `}` is missing before this line")
+        opener = self._innermost_open("LBRACE")
+        if opener is not None:
+            line = self.source.line_col(self.base + opener.start_pos)[0]
+            diag.secondary(self._tspan(opener), "this `{` is not closed")
+            diag.with_help(f"close the `{{` of line {line} with `}}` before this line")
+        return diag
+
+    def _innermost_open(self, type_: str) -> Token | None:
+        for v in reversed(self.ps.value_stack):
+            if isinstance(v, Token) and v.type == type_:
+                return v
+        return None
+
+    # -------------------------------------------------------------- panic mode
+    def _panic(self, tok: Token) -> None:
+        """Skip to a token that fits, popping unfinished constructs; never skip
+        an unbalanced brace.  Stops the block when nothing fits."""
+        toks = self._lex_from(tok.start_pos, MAX_SKIP)
+        stack_len = len(self.ps.state_stack)
+        trials = 0
+        depth = 0
+        loop_tok = self.keyword == "mechanism"
+        for j, t in enumerate(toks):
+            if depth == 0:
+                window = toks[j:j + LOOKAHEAD + 1]
+                top = stack_len if j > 0 else stack_len - 1
+                for cut in range(top, 0, -1):
+                    trials += 1
+                    if trials > MAX_TRIALS:
+                        raise _Stop
+                    if self._fits(cut, [], window):
+                        self._apply(cut, [], t.start_pos)
+                        return
+                    if loop_tok and t.type == "LBRACE":
+                        feed = [Token("LOOP", "loop", t.start_pos, end_pos=t.start_pos)]
+                        if self._fits(cut, feed, window):
+                            self._apply(cut, feed, t.start_pos)
+                            return
+            if t.type == "LBRACE":
+                depth += 1
+            elif t.type == "RBRACE":
+                depth -= 1
+                if depth < 0:
+                    break
+            elif t.type == "$END":
+                break
+        if toks and toks[-1].type != "$END" and len(toks) < MAX_SKIP:
+            # the tokens stop at a character no token starts with: report it there
+            self._seek(toks[-1].end_pos)
+            return
+        raise _Stop
+
+    # -------------------------------------------------------------- characters
+    def _char_error(self, pos: int) -> None:
+        text = self.text
+        ch = text[pos]
+        accepted = self._accepts()
+        self._start_recovering()
+        if ch == '"':
+            eol = text.find("\n", pos)
+            eol = len(text) if eol == -1 else eol
+            self._report(error("E003", "unterminated string", self._span(pos, pos + 1),
+                               "this string is never closed")
+                         .with_help('close the string with `"` on the same line'), force=True)
+            self.quiet = QUIET_TOKENS
+            self._seek(eol)
+            return
+        if ch == "/" and text.startswith("/*", pos):       # cannot happen: the text is cut there
+            raise _Stop
+        if self._decimal(pos):
+            return
+        if ch in lookalike.SMART_QUOTES:
+            self._smart_string(pos)
+            return
+        look = lookalike.lookup(ch)
+        if look is not None:
+            self._lookalike(pos, look)
+            return
+        # an unknown character (a run of them is one error)
+        stop = pos + 1
+        while stop < len(text) and stop - pos < 40 and not text[stop].isspace() and self._bad_at(stop):
+            stop += 1
+        if ch in "&|":
+            diag = self._logic_diag(self._span(pos, stop), text[pos:stop])
+        else:
+            shown = lookalike.show(ch) if not ch.isascii() else f"`{ch}`"
+            what = f"unexpected character {shown}" if stop == pos + 1 else \
+                f"unexpected characters `{text[pos:stop]}`"
+            diag = error("E003", what, self._span(pos, stop),
+                         f"expected {_expected_words(accepted, self.keyword)}" if accepted else "not part of `.dp`")
+            diag.with_help("`.dp` spells operators `>=`/`≥`, `<`, `->`/`→`, `:=`; see `dslc explain E003`")
+        self._report(diag, force=True)
+        self.quiet = QUIET_TOKENS
+        self._seek(stop)
+
+    def _bad_at(self, pos: int) -> bool:
+        toks = self._lex_from(pos, 1)
+        return not toks
+
+    def _decimal(self, pos: int) -> bool:
+        """`0.333…` or `0.333...`: a decimal that does not end (E008)."""
+        text = self.text
+        if text.startswith("…", pos):
+            stop = pos + 1
+        elif text.startswith("..", pos):
+            stop = pos
+            while stop < len(text) and text[stop] == ".":
+                stop += 1
+        else:
+            return False
+        prev = self.last
+        if prev is None or prev.type != "NUMBER" or prev.end_pos != pos:
+            if text[pos] == "…":
+                return False
+            prev = None
+        digits = str(prev) if prev is not None else ""
+        value = lookalike.repeating_fraction(digits) if digits else None
+        start = prev.start_pos if prev is not None else pos
+        diag = error("E008", f"`{text[start:stop]}` is not an exact number", self._span(start, stop),
+                     "a decimal that goes on")
+        diag.note("numbers in `.dp` are exact rationals; a decimal is read exactly as written")
+        if value is not None:
+            diag.with_help(f"write the fraction `{lookalike.fraction_text(value)}`")
+        else:
+            diag.with_help("write the number as a fraction such as `1/3`, or as a decimal that ends")
+        self._report(diag, force=True)
+        self._seek(stop)
+        return True
+
+    def _lookalike(self, pos: int, look: lookalike.LookAlike) -> None:
+        text = self.text
+        ch = look.char
+        stop = pos + 1
+        intended = look.intended
+        terminal = look.terminal
+        code = ord(ch)
+        if 0xFF01 <= code <= 0xFF5E:
+            run = lookalike.fullwidth_run(text, pos)
+            stop = pos + len(run)
+            intended = run
+            terminal = _word_terminal(self.parser, run) if len(run) > 1 else terminal
+        shown = lookalike.show(ch) if stop == pos + 1 else f"`{text[pos:stop]}` (fullwidth letters)"
+        if intended == " ":
+            diag = error("E021", f"unusual space {lookalike.char_name(ch)}", self._span(pos, stop),
+                         "an invisible character")
+            diag.with_help("replace it with an ordinary space")
+        else:
+            also = f" (or {look.also})" if look.also else ""
+            diag = error("E021", f"{shown} looks like `{intended}` but is a different character",
+                         self._span(pos, stop), f"write `{intended}`{also} here")
+            if look.why:
+                diag.note(look.why)
+            diag.with_help(f"`.dp` reads `{intended}`{also}; replace this character")
+        # primes: `insample’` / `Lap’`
+        fed = False
+        if intended == "'" and self.last is not None and self.last.end_pos == pos \
+                and self.last.type in ("INSAMPLE", "LAP"):
+            prime = {"INSAMPLE": "INSAMPLE_PRIME", "LAP": "LAP_PRIME"}[self.last.type]
+            if self.ps.value_stack and self._covers(self.ps.value_stack[-1], self.last):
+                cut = len(self.ps.state_stack) - 1
+                tok = Token(prime, str(self.last) + "'", self.last.start_pos, end_pos=stop)
+                if self._fits(cut, [tok], self._lex_from(stop, LOOKAHEAD + 1)):
+                    self._report(diag, force=True)
+                    self._apply(cut, [tok], stop)
+                    return
+        if terminal is not None:
+            tok = Token(terminal, intended, pos, end_pos=stop)
+            cut = len(self.ps.state_stack)
+            if self._fits(cut, [tok], self._lex_from(stop, LOOKAHEAD + 1)) or \
+                    self._fits(cut, [tok], []):
+                self._report(diag, force=True)
+                self._apply(cut, [tok], stop)
+                self.last = tok
+                fed = True
+        if not fed:
+            self._report(diag, force=True)
+            self.quiet = QUIET_TOKENS
+            self._seek(stop)
+
+    def _smart_string(self, pos: int) -> None:
+        text = self.text
+        eol = text.find("\n", pos)
+        eol = len(text) if eol == -1 else eol
+        close = -1
+        for i in range(pos + 1, eol):
+            if text[i] in lookalike.SMART_QUOTES or text[i] == '"':
+                close = i
+                break
+        stop = close + 1 if close != -1 else pos + 1
+        ch = text[pos]
+        diag = (error("E021", f"{lookalike.show(ch)} is a typographic quote", self._span(pos, pos + 1),
+                      'write `"` here')
+                .note("word processors turn `\"` into curly quotes")
+                .with_help('`.dp` strings are written between straight quotes: `"done"`'))
+        if close != -1:
+            inner = text[pos + 1:close]
+            tok = Token("STRING", f'"{inner}"', pos, end_pos=stop)
+            cut = len(self.ps.state_stack)
+            if self._fits(cut, [tok], self._lex_from(stop, LOOKAHEAD + 1)) or self._fits(cut, [tok], []):
+                self._report(diag, force=True)
+                self._apply(cut, [tok], stop)
+                self.last = tok
+                return
+        self._report(diag, force=True)
+        self.quiet = QUIET_TOKENS
+        self._seek(stop)
+
+    # -------------------------------------------------------------- numbers
+    def _long_number(self, tok: Token) -> Token:
+        """E011 for a number literal that is too long; read on as `0`."""
+        span = self._tspan(tok)
+        self._report(error("E011", f"this number has {len(tok)} digits; at most "
+                                   f"{limits.MAX_NUMBER_DIGITS} are read", span, "too many digits")
+                     .with_help("write it with fewer digits, e.g. as a fraction"), force=True)
+        self._start_recovering()
+        return Token.new_borrow_pos("NUMBER", "0", tok)
+
+    # -------------------------------------------------------------- the end
+    def _report_end(self) -> None:
+        if self.comment_at is not None:
+            return                      # the comment swallowed the rest; already explained
+        end = len(self.text)
+        opens = [v for v in self.ps.value_stack if isinstance(v, Token) and v.type in _OPENERS]
+        accepted = self._accepts()
+        from dslc.syntax.parser import describe_expected
+        expected = describe_expected(accepted, self.keyword)
+        braces = [v for v in opens if v.type == "LBRACE"]
+        if braces:
+            diag = self._unclosed_diag(braces, opens)
+        else:
+            span = self._span(max(0, end - 1), end) if end > 0 else self._span(0, 0)
+            diag = (error("E002", f"unexpected end of block: expected {expected}", span,
+                          f"expected {expected} after this")
+                    .with_help("every `{` needs a matching `}`"))
+            for v in opens:
+                diag.secondary(self._tspan(v), f"this `{v}` is not closed")
+        self._report(diag, force=True)
+
+    def _unclosed_diag(self, braces: list[Token], opens: list[Token]) -> Diagnostic:
+        culprit, evidence = _brace_culprit(self.text, [b.start_pos for b in braces])
+        if evidence is None:
+            culprit = braces[-1].start_pos          # no evidence: the innermost one
+        line = self.source.line_col(self.base + culprit)[0]
+        diag = error("E002", f"unclosed `{{`: the block ends before the `{{` of line {line} is closed",
+                     self._span(culprit, culprit + 1), "this `{` has no matching `}`")
+        if evidence is not None:
+            close_pos, open_pos = evidence
+            open_line = self.source.line_col(self.base + open_pos)[0]
+            diag.secondary(self._span(close_pos, close_pos + 1),
+                           f"this `}}` is indented like line {open_line}, so it closes that line's `{{`")
+        else:
+            for b in braces[:-1]:
+                diag.secondary(self._tspan(b), "and this `{` is not closed either")
+            for v in opens:
+                if v.type != "LBRACE" and v.start_pos > culprit:
+                    diag.secondary(self._tspan(v), f"this `{v}` is not closed")
+        absolute_end = self.base + len(self.text)
+        full = self.source.text
+        if absolute_end < len(full) and full[absolute_end:].strip():
+            word = re.match(r"[A-Za-z_]\w*", full[absolute_end:])
+            width = len(word.group()) if word else 1
+            diag.secondary(self.source.span(absolute_end, absolute_end + width),
+                           "the next block starts here, so the one above ends before it")
+        diag.with_help("add the missing `}`; every `{` needs a matching `}`")
+        return diag
+
+
+# ------------------------------------------------------------------ helpers
+
+
+_KEYWORD_CACHE: dict[int, dict[str, tuple[str, ...]]] = {}
+
+
+def _keyword_words(parser) -> dict[str, tuple[str, ...]]:
+    """terminal name -> the keyword words it is spelled as (from the grammar)."""
+    key = id(parser)
+    words = _KEYWORD_CACHE.get(key)
+    if words is None:
+        words = {}
+        for t in parser.terminals:
+            pattern = t.pattern
+            if getattr(pattern, "type", "") == "str" and _WORD.match(pattern.value):
+                words[t.name] = (pattern.value,)
+        _KEYWORD_CACHE[key] = words
+    return words
+
+
+def _word_terminal(parser, word: str) -> str | None:
+    for name, spellings in _keyword_words(parser).items():
+        if word in spellings:
+            return name
+    if _WORD.match(word):
+        return "NAME"
+    if word.isdigit():
+        return "NUMBER"
+    return None
+
+
+def _describe(tok: Token) -> str:
+    from dslc.syntax.parser import describe_token
+    return describe_token(tok)
+
+
+def _expected_words(accepted: set[str], keyword: str) -> str:
+    from dslc.syntax.parser import describe_expected
+    return describe_expected(accepted, keyword)
+
+
+_COMMENT_SCAN = re.compile(r"//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/|(?P<open>/\*)|\"[^\"\n]*\"", re.S)
+
+
+def _unterminated_comment(text: str) -> int | None:
+    """The offset of a `/*` that is never closed (outside strings and comments)."""
+    if "/*" not in text:
+        return None
+    for m in _COMMENT_SCAN.finditer(text):
+        if m.group("open"):
+            return m.start()
+    return None
+
+
+_BRACE_SCAN = re.compile(r"//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/|\"[^\"\n]*\"|(?P<b>[{}])", re.S)
+
+
+def _indent(text: str, pos: int) -> tuple[int, bool]:
+    """(indentation of the line holding ``pos``, whether ``pos`` is its first character)."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    prefix = text[line_start:pos]
+    stripped = len(prefix) - len(prefix.lstrip(" \t"))
+    return stripped, not prefix.strip()
+
+
+def _brace_culprit(text: str, unclosed: list[int]) -> tuple[int | None, tuple[int, int] | None]:
+    """Which `{` lacks its `}`, judged by indentation: a `}` that starts a
+    line closes the open `{` whose line is indented like it.  Returns (the
+    offset of the `{` that is most likely unclosed, (offset of the `}`, offset
+    of the `{` it lines up with) or None)."""
+    stack: list[tuple[int, int]] = []          # (offset, indentation of its line)
+    suspect = None
+    evidence = None
+    for m in _BRACE_SCAN.finditer(text):
+        if m.group("b") is None:
+            continue
+        pos = m.start()
+        if m.group("b") == "{":
+            stack.append((pos, _indent(text, pos)[0]))
+            continue
+        if not stack:
+            continue
+        ind, first = _indent(text, pos)
+        if first and stack[-1][1] != ind:
+            match = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][1] == ind), None)
+            if match is not None and match < len(stack) - 1:
+                if suspect is None:
+                    suspect = stack[match + 1][0]
+                    evidence = (pos, stack[match][0])
+                del stack[match:]
+                continue
+        stack.pop()
+    if suspect is not None:
+        return suspect, evidence
+    if unclosed:
+        return unclosed[-1], None
+    return None, None
+
+
+def _hint(tok: Token, expected: set[str]) -> str | None:
+    """A help line for the generic E001 of an automaton or mechanism."""
+    if {"TRUE", "INSAMPLE"} <= expected:
+        return "a transition reads `GUARD -> TARGET [output OUT] [store]`, e.g. `insample < x -> q1 output ⊥`"
+    if {"INPUT", "NOINPUT"} <= expected:
+        return "a state reads `state NAME input|noinput Lap(rate, mean) { ... }`"
+    if "ARROW" in expected:
+        return "write `->` (or `→`) between the guard and the target state"
+    if "ASSIGN" in expected:
+        return "a statement starting with a name is an assignment `NAME := VALUE`"
+    return None
+
+
+__all__ = ["parse", "MAX_ERRORS"]
