@@ -61,6 +61,20 @@ def test_check_examples_folder_reports_the_five_dipa_verdicts():
     assert got["sorted_desc"] == ("not-private", None, ["DP001"])
     assert got["svt_star"] == ("not-private", None, ["DP002"])
     assert got["numeric_sparse_mod"] == ("not-private", None, ["DP004"])
+    # issue 13: Lee–Clifton's sparse vector declares `budget ε` and exceeds it
+    assert got["lee_clifton"] == ("not-private", None, ["DP006"])
+    assert got["lee_clifton_fixed"] == ("private", "1", [])
+
+
+def test_max_d_gates_every_dipa_block_of_the_examples():
+    code, data = run_json("--max-d", "1", "examples/svt.dp", "examples/numeric_sparse.dp",
+                          "examples/lee_clifton.dp", "stdlib/")
+    assert code == 1
+    got = {b["name"]: (b["verdict"], b["budget"]["status"])
+           for f in data["files"] for b in f["blocks"]}
+    assert got.pop("lee_clifton") == ("not-private", "exceeded")
+    assert got.pop("noisy_answer") == ("not-private", "not-proven")    # d = 2 is proven, d* = 1
+    assert set(got.values()) == {("private", "met")}
 
 
 def test_examples_and_stdlib_have_no_errors():
