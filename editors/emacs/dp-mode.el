@@ -29,7 +29,7 @@
     (,(regexp-opt '("state" "input" "noinput" "output" "store" "loop" "if" "else" "break" "halt"
                     "read" "states" "observations" "obs" "actions" "param" "prior" "secret"
                     "protect" "check" "find" "assume" "emits" "initial" "transition" "length"
-                    "query" "method" "model")
+                    "query" "method" "model" "budget" "sensitivity")
                   'symbols)
      . font-lock-keyword-face)
     ("\\_<Lap['′]?" . font-lock-builtin-face)

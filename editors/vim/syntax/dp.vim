@@ -9,7 +9,7 @@ syn keyword dpState state nextgroup=dpStateName skipwhite
 syn match dpStateName "[A-Za-z_][A-Za-z0-9_]*" contained
 syn keyword dpKeyword loop if else break halt output store read
 syn keyword dpModifier input noinput
-syn keyword dpDecl states observations obs actions param prior secret protect check find assume emits initial transition length query method model
+syn keyword dpDecl budget sensitivity states observations obs actions param prior secret protect check find assume emits initial transition length query method model
 syn match dpLap "\<Lap['′]\?\ze\s*("
 syn match dpInsample "\<insample['′]\?"
 syn match dpConstant "ε\|⊤\|⊥"
