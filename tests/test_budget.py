@@ -372,3 +372,15 @@ def test_budget_golden(name, args):
         path.write_text(got, encoding="utf-8")
     assert path.exists(), f"missing golden file {name}; run with DSLC_UPDATE_GOLDEN=1"
     assert got == path.read_text(encoding="utf-8")
+
+
+def test_a_failing_search_never_costs_the_verdict(monkeypatch):
+    def broken(*args, **kwargs):
+        raise IndexError("simulated")
+    monkeypatch.setattr(lower_bound, "instantiate", broken)
+    for b in blocks((ROOT / "examples/svt.dp").read_text(encoding="utf-8")):
+        assert b.verdict is Verdict.PRIVATE and b.d == 1
+        assert "d ≤ 1 (no lower bound: an internal problem" in b.summary
+    (b,) = blocks("mechanism m(T = 0) budget ε { x := Lap(ε/2, T); loop { "
+                  "if Lap(ε/4, read()) >= x { output ⊤; halt }; output ⊥ } }")
+    assert b.verdict is Verdict.PRIVATE                     # d ≤ D is proven without a witness

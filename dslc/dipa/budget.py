@@ -68,6 +68,8 @@ def status(upper: Fraction, lb: LowerBound | None, budget: Budget) -> str:
 def interval_text(upper: Fraction, lb: LowerBound | None) -> str:
     """`d ∈ [0.999, 1] (tight)`, `d ≤ 1 (lower bound not searched: …)`."""
     d = fmt_fraction(upper, short=True)
+    if lb is not None and lb.problem:
+        return f"d ≤ {d} (no lower bound: an internal problem, please report it: {lb.problem})"
     if lb is None or not lb.searched:
         why = f" (lower bound {lb.reason})" if lb is not None and lb.reason else ""
         return f"d ≤ {d}{why}"
@@ -99,7 +101,7 @@ def summary_line(upper: Fraction, lb: LowerBound | None, budget: Budget | None, 
 def bounds_json(dipa: DiPA, upper: Fraction, lb: LowerBound | None, budget: Budget | None,
                 state: str | None, path: str | None, block: str) -> dict:
     out: dict = {"d_upper": fmt_fraction(upper)}
-    if lb is not None and lb.searched:
+    if lb is not None and lb.searched and not lb.problem:
         out["d_lower"] = fmt_decimal(lb.value)
         out["d_lower_witness"] = witness_json(dipa, lb.witness, path, block) if lb.witness else None
         out["tight"] = lb.tight(upper)

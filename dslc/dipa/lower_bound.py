@@ -404,6 +404,13 @@ def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEA
         if exc.reason != "timeout":
             raise
         result.cut_short = True
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a lower bound must never cost the verdict
+        if os.environ.get("DSLC_DEBUG"):
+            raise
+        result.problem = f"{type(exc).__name__}: {exc}"
+        return result
     result.evaluations = scorer.evaluations
     result.seconds = deadline.elapsed()
     best = scorer.best
