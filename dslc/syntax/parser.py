@@ -67,7 +67,17 @@ PHRASES: list[tuple[frozenset, str]] = [
     (frozenset({"NUMBER", "EPS", "LAP"}), "an expression such as `ε/4`, `0` or `Lap(ε, q)`"),
     (frozenset({"PLUS", "MINUS", "STAR", "SLASH"}), "an operator (`+`, `-`, `*`, `/`)"),
     (frozenset({"IF", "LOOP", "OUTPUT", "HALT", "BREAK"}), "a statement (`x := ...`, `if`, `loop`, `output`, `halt`, `break`)"),
+    (frozenset({"PRIOR", "SECRET", "PROTECT", "CHECK"}),
+     "a statement (`states`, `observations`, `prior`, `s -> t: p`, `s emits o: p`, `secret`, `protect`, `check`, ...)"),
+    (frozenset({"INITIAL", "TRANSITION", "LENGTH", "QUERY"}),
+     "a setting (`states`, `initial`, `transition`, `length`, `query`, `ε`, `method`, `model`)"),
 ]
+# Tokens a phrase stands for although it does not need them to match.
+_PHRASE_COVERS = {
+    "a statement (`states`": {"STATES", "OBSERVATIONS", "OBS", "ACTIONS", "PARAM", "ASSUME", "FIND",
+                              "NAME", "NUMBER", "STRING"},
+    "a setting (`states`": {"STATES", "EPS", "EPS_A", "EPSILON", "METHOD", "MODEL", "T"},
+}
 
 
 def describe_expected(expected: set[str], keyword: str | None = None) -> str:
@@ -82,6 +92,9 @@ def describe_expected(expected: set[str], keyword: str | None = None) -> str:
                 phrase = "`->`"
             phrases.append(phrase)
             rest -= names
+            for head, covered in _PHRASE_COVERS.items():
+                if phrase.startswith(head):
+                    rest -= covered
     if {"PLUS", "STAR"} <= expected and "NUMBER" not in expected:
         rest -= {"EPS", "EPS_A"}            # `2ε`: ε after a value multiplies
     if {"IF", "LOOP", "OUTPUT"} <= expected:

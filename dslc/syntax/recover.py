@@ -32,6 +32,7 @@ from typing import Any
 
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
 from lark.parsers.lalr_parser_state import ParserState
 
 from dslc import limits
@@ -43,16 +44,19 @@ from dslc.syntax import lookalike
 MAX_ERRORS = 20                  # errors reported per block
 QUIET_TOKENS = 3                 # tokens to read after a repair before reporting again
 LOOKAHEAD = 3                    # tokens a repair must let the parser read
+REPAIR_WINDOW = 8                # tokens over which one-token repairs are compared
 MAX_TOKENS_AFTER_ERROR = 50_000  # tokens read after the first error (huge generated blocks)
 MAX_SKIP = 400                   # tokens panic mode looks at
 MAX_TRIALS = 3000                # trial parses per panic
+SNAPSHOT_EVERY = 64              # tokens between two copies of the parser's stacks
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 
 # Tokens to try inserting or substituting, most plausible first.
+# (No opening `(`, `[` or `{`: a repair must not leave something to close.)
 _REPAIR_ORDER = ["ARROW", "ASSIGN", "COMMA", "RPAR", "RSQB", "COLON", "EQUAL", "INPUT", "NOINPUT",
-                 "LPAR", "NAME", "NUMBER", "GE", "LT"]
+                 "NAME", "NUMBER", "GE", "LT"]
 _SYNTH_VALUES = {"NAME": "_", "NUMBER": "0", "STRING": '""', "ARROW": "->", "ASSIGN": ":=",
                  "GE": ">=", "LE": "<=", "LT": "<", "GT": ">", "PLUS": "+", "MINUS": "-", "STAR": "*",
                  "SLASH": "/", "LPAR": "(", "RPAR": ")", "LBRACE": "{", "RBRACE": "}", "COMMA": ",",
@@ -123,6 +127,7 @@ class _Run:
         self.nocb = copy(self.ps.parse_conf)
         self.nocb.callbacks = {}
         self.states = self.ps.parse_conf.states
+        self._snapshot()
         while True:
             try:
                 return self._drive()
@@ -145,8 +150,15 @@ class _Run:
         for tok in self.lt.lex(ps):
             if tok.type == "NUMBER" and len(tok) > limits.MAX_NUMBER_DIGITS:
                 tok = self._long_number(tok)
-            ps.feed_token(tok)
+            try:
+                ps.feed_token(tok)
+            except UnexpectedToken:
+                self._undo()
+                raise
             self.last = tok
+            self.log.append(tok)
+            if len(self.log) >= SNAPSHOT_EVERY:
+                self._snapshot()
             if self.quiet:
                 self.quiet -= 1
             n += 1
@@ -160,8 +172,31 @@ class _Run:
             if not n & 4095:
                 limits.checkpoint()
         end_tok = Token("$END", "", len(self.text), end_pos=len(self.text))
-        result = ps.feed_token(end_tok, True)
+        try:
+            result = ps.feed_token(end_tok, True)
+        except UnexpectedToken:
+            self._undo()
+            raise
         return None if self.recovering else result
+
+    # -------------------------------------------------------------- undoing a token
+    def _snapshot(self) -> None:
+        """Remember the parser's stacks (every :data:`SNAPSHOT_EVERY` tokens and
+        after every repair), and log the tokens read since."""
+        self.snap = (list(self.ps.state_stack), list(self.ps.value_stack))
+        self.log = []
+
+    def _undo(self) -> None:
+        """Back to the state right after the last token read.  LALR(1) tables
+        may reduce on a token before finding that it cannot be read; the
+        repairs need the state before those reductions, which is rebuilt
+        from the last snapshot and the tokens read since."""
+        self._start_recovering()
+        states, values = self.snap
+        self.ps.state_stack[:] = states
+        self.ps.value_stack[:] = values
+        for t in self.log:
+            self.ps.feed_token(t)
 
     # -------------------------------------------------------------- reporting
     def _span(self, start: int, end: int) -> Span:
@@ -194,23 +229,88 @@ class _Run:
         stack = self.ps.state_stack[:cut]
         return ParserState(self.nocb, None, stack, [None] * (len(stack) - 1))
 
+    def _try(self, st: ParserState, t: Token) -> bool:
+        """Feed one token to a trial state; False (and the state untouched)
+        when it cannot be read.  A keyword that does not fit is read as a
+        name where a name fits, as the contextual lexer would (the tokens
+        ahead are read without context: `T` is a keyword of `chain`)."""
+        if t.type == "$END":
+            if not self._will_read("$END", st.state_stack):
+                return False
+            st.feed_token(t, True)
+            return True
+        if not self._will_read(t.type, st.state_stack):
+            if t.type == "NAME" or not _WORD.match(str(t)) or not self._will_read("NAME", st.state_stack):
+                return False
+            t = Token("NAME", str(t), t.start_pos, end_pos=t.end_pos)
+        st.feed_token(t)
+        return True
+
     def _fits(self, cut: int, feed: list[Token], toks: list[Token], need: int = LOOKAHEAD) -> bool:
         """Can the parser, cut to ``cut`` states, read ``feed`` and then the
         first ``need`` tokens of ``toks``?"""
         st = self._trial_state(cut)
         try:
             for t in feed:
-                st.feed_token(t)
+                if not self._try(st, t):
+                    return False
             for t in toks[:need]:
+                if not self._try(st, t):
+                    return False
                 if t.type == "$END":
-                    st.feed_token(t, True)
                     return True
-                st.feed_token(t)
-        except UnexpectedInput:
-            return False
-        except (AssertionError, IndexError, KeyError):
+        except (UnexpectedInput, AssertionError, IndexError, KeyError):
             return False
         return True
+
+    def _will_read(self, ttype: str, stack: list | None = None) -> bool:
+        """Would the parser shift a token of this type (or accept the end),
+        after the reductions it calls for?  Looks at the stack without
+        changing it: LALR(1) tables may reduce on a token before finding out
+        that it cannot be read, which would leave the repairs a state that
+        is further along than the text."""
+        states = self.states
+        stack = self.ps.state_stack if stack is None else stack
+        depth = len(stack)
+        extra: list = []
+        end_state = self.ps.parse_conf.end_state
+        while True:
+            top = extra[-1] if extra else stack[depth - 1]
+            act = states[top].get(ttype)
+            if act is None:
+                return False
+            action, arg = act
+            if action is Shift:
+                return True
+            size = len(arg.expansion)
+            if size:
+                if size <= len(extra):
+                    del extra[len(extra) - size:]
+                else:
+                    depth -= size - len(extra)
+                    extra.clear()
+            top = extra[-1] if extra else stack[depth - 1]
+            extra.append(states[top][arg.origin.name][1])
+            if ttype == "$END" and extra[-1] == end_state:
+                return True
+
+    def _reach(self, cut: int, feed: list[Token], toks: list[Token]) -> int:
+        """How many tokens of ``toks`` the parser (cut to ``cut`` states)
+        reads after ``feed`` (-1: not even ``feed``; ``len(toks)`` when it
+        reads them all or accepts the end)."""
+        st = self._trial_state(cut)
+        try:
+            for t in feed:
+                if not self._try(st, t):
+                    return -1
+            for n, t in enumerate(toks):
+                if not self._try(st, t):
+                    return n
+                if t.type == "$END":
+                    return len(toks)
+        except (UnexpectedInput, AssertionError, IndexError, KeyError):
+            return -1
+        return len(toks)
 
     def _accepts(self, cut: int | None = None) -> set[str]:
         """The terminals the parser (cut to ``cut`` states) can really read next."""
@@ -218,7 +318,10 @@ class _Run:
         state = self.ps.state_stack[cut - 1]
         out = set()
         for t in self.states[state]:
-            if t.isupper() and self._fits(cut, [Token(t, _SYNTH_VALUES.get(t, ""))], []):
+            if t == "$END":
+                if self._fits(cut, [], [Token("$END", "")]):
+                    out.add(t)
+            elif t.isupper() and self._fits(cut, [Token(t, _SYNTH_VALUES.get(t, ""))], []):
                 out.add(t)
         return out
 
@@ -285,8 +388,8 @@ class _Run:
         if tok.type == "$END":
             self._report_end()
             raise _Stop
-        first = not self.recovering
-        accepted = self._accepts()            # with the tree still intact: the real expected set
+        first = not self.diags
+        accepted = self._accepts()
         self._start_recovering()
         seen = self.errors_at.get(tok.start_pos, 0)
         self.errors_at[tok.start_pos] = seen + 1
@@ -320,6 +423,7 @@ class _Run:
         del ps.value_stack[cut - 1:]
         for t in feed:
             ps.feed_token(t)
+        self._snapshot()
         self._seek(resume)
 
     def _prev_word(self, tok: Token) -> tuple[Token, int] | None:
@@ -362,6 +466,23 @@ class _Run:
                 return (pcut, [self._synth(kws[best], ptok, best)], tok.start_pos,
                         self._typo_diag(ptok, best))
 
+        # -- a `{` too many (the block has more `{` than `}`): drop it
+        if tok.type == "LBRACE" and self._brace_surplus() > 0 and self._fits(cut, [], rest, need=1):
+            return cut, [], tok.end_pos, (
+                error("E001", "unexpected `{`", self._tspan(tok), "this `{` opens nothing")
+                .note("the block has more `{` than `}`")
+                .with_help("remove this `{`" + (", or write `loop`, `if COND` or `else` before it"
+                                                if self.keyword == "mechanism" else "")))
+
+        # -- a `{ ... }` where a statement starts: it belongs to `loop`, `if` or `else`
+        if tok.type == "LBRACE" and self.keyword == "mechanism" and "LOOP" in accepted:
+            feed = [Token("LOOP", "loop", tok.start_pos, end_pos=tok.start_pos)]
+            if self._fits(cut, feed, ahead, need=1):
+                return cut, feed, tok.start_pos, (
+                    error("E001", "a `{ ... }` block cannot stand alone", self._tspan(tok),
+                          "expected a statement")
+                    .with_help("a block belongs to `loop { ... }`, `if COND { ... }` or `else { ... }`"))
+
         # -- `=` for `:=`, `==` for a comparison, `=>` for `->`
         cmp_ok = bool(accepted & {"GE", "LT", "GT", "LE"})
         if text in ("=", "==", "===") and "ASSIGN" in accepted:
@@ -379,7 +500,7 @@ class _Run:
                 span = self._span(tok.start_pos, rest[0].end_pos)
                 return cut, [arrow], rest[0].end_pos, (
                     error("E022", "`=>` is not an arrow of `.dp`", span, "write `->` here")
-                    .with_help("a transition reads `GUARD -> TARGET`; `→` works too"))
+                    .with_help("write `->` (or `→`): a transition reads `GUARD -> TARGET`"))
 
         # -- a comparison inside the parentheses of a condition: `if (s >= x) {`
         if tok.type in ("GE", "LT", "GT", "LE", "MK_EQEQ", "MK_NE") and "RPAR" in accepted:
@@ -404,15 +525,28 @@ class _Run:
                     return pcut, [], lpar.end_pos, diag, quiet + 1
         return None
 
+    def _brace_surplus(self) -> int:
+        """How many more `{` than `}` the block has (outside comments and strings)."""
+        if not hasattr(self, "_surplus"):
+            opens = closes = 0
+            for m in _BRACE_SCAN.finditer(self.text):
+                b = m.group("b")
+                if b == "{":
+                    opens += 1
+                elif b == "}":
+                    closes += 1
+            self._surplus = opens - closes
+        return self._surplus
+
     def _condition_paren(self):
         """An unclosed `(` right after `if`, as (token, parser cut before it)."""
         vs = self.ps.value_stack
-        for i in range(len(vs) - 1, 0, -1):
+        for i in range(len(vs) - 2, -1, -1):
             v = vs[i]
-            if isinstance(v, Token) and v.type == "LPAR":
-                prev = vs[i - 1]
-                if isinstance(prev, Token) and prev.type == "IF":
-                    return v, i + 1
+            if isinstance(v, Token) and v.type == "IF":
+                after = vs[i + 1]
+                if isinstance(after, Token) and after.type == "LPAR":
+                    return after, i + 2
                 return None
         return None
 
@@ -542,26 +676,42 @@ class _Run:
         return diag
 
     def _generic_repair(self, tok: Token, ahead: list[Token], accepted: set[str], allow_insert: bool):
-        """Insert, replace or delete one token (E001), or None."""
+        """Insert, delete or replace one token (E001), or None: the repair
+        after which the parser reads furthest (up to :data:`REPAIR_WINDOW`
+        tokens; at least :data:`LOOKAHEAD`), the first of equals."""
         cut = len(self.ps.state_stack)
-        rest = ahead[1:]
+        window = [tok] + self._lex_from(tok.end_pos, REPAIR_WINDOW)
+        rest = window[1:]
         order = [t for t in _REPAIR_ORDER if t in accepted]
-        if allow_insert:
-            if "RBRACE" in accepted and self._starts_line(tok):
+        if allow_insert and self._starts_line(tok):
+            # a line that starts the next construct: a `}` or `{` is missing before it
+            if "RBRACE" in accepted:
                 feed = [self._synth("RBRACE", tok)]
                 if self._fits(cut, feed, ahead):
                     return cut, feed, tok.start_pos, self._missing_brace_diag(tok)
-            for t in order:
-                feed = [self._synth(t, tok)]
+            if "LBRACE" in accepted:
+                feed = [self._synth("LBRACE", tok)]
                 if self._fits(cut, feed, ahead):
-                    return cut, feed, tok.start_pos, self._generic_diag(tok, accepted)
-        for t in order:
-            feed = [self._synth(t, tok)]
-            if self._fits(cut, feed, rest):
-                return cut, feed, tok.end_pos, self._generic_diag(tok, accepted)
-        if self._fits(cut, [], rest):
-            return cut, [], tok.end_pos, self._generic_diag(tok, accepted)
-        return None
+                    return cut, feed, tok.start_pos, self._generic_diag(tok, {"LBRACE"})
+        candidates = []
+        if allow_insert:
+            # a missing `(` may be inserted (its `)` must then be read in the window), not substituted
+            inserts = order + (["LPAR"] if "LPAR" in accepted else [])
+            candidates += [([self._synth(t, tok)], tok.start_pos, window) for t in inserts]
+        candidates.append(([], tok.end_pos, rest))
+        candidates += [([self._synth(t, tok)], tok.end_pos, rest) for t in order]
+        best, best_n = None, -1
+        for feed, resume, toks in candidates:
+            n = self._reach(cut, feed, toks)
+            need = min(LOOKAHEAD, len(toks))
+            if n >= need and n > best_n:
+                best, best_n = (feed, resume), n
+                if n == len(toks):
+                    break
+        if best is None:
+            return None
+        feed, resume = best
+        return cut, feed, resume, self._generic_diag(tok, accepted)
 
     def _starts_line(self, tok: Token) -> bool:
         line_start = self.text.rfind("\n", 0, tok.start_pos) + 1
@@ -589,14 +739,29 @@ class _Run:
         an unbalanced brace.  Stops the block when nothing fits."""
         toks = self._lex_from(tok.start_pos, MAX_SKIP)
         stack_len = len(self.ps.state_stack)
+        # never drop an open `{`: its `}` is still ahead and would close another construct
+        vs = self.ps.value_stack
+        lowest = next((i + 2 for i in range(len(vs) - 1, -1, -1)
+                       if isinstance(vs[i], Token) and vs[i].type == "LBRACE"), 1)
         trials = 0
         depth = 0
         loop_tok = self.keyword == "mechanism"
+        known: dict[int, bool] = {}
+
+        def boundary(cut: int) -> bool:
+            """Is the parser, cut to ``cut`` states, between two statements
+            (transitions, states, settings): can it read a `;` there?"""
+            if cut not in known:
+                known[cut] = self._will_read("SEMICOLON", self.ps.state_stack[:cut])
+            return known[cut]
+
         for j, t in enumerate(toks):
             if depth == 0:
                 window = toks[j:j + LOOKAHEAD + 1]
                 top = stack_len if j > 0 else stack_len - 1
-                for cut in range(top, 0, -1):
+                for cut in range(top, lowest - 1, -1):
+                    if cut != stack_len and not boundary(cut):
+                        continue            # pop whole statements only, never into a finished one
                     trials += 1
                     if trials > MAX_TRIALS:
                         raise _Stop

@@ -109,12 +109,13 @@ def _scan_block(source: SourceFile, keyword: str, name: str | None,
     text = source.text
     braces = 0           # nesting of { }
     opened = False
+    overrun = False      # past a `}` that closed the block too early (see _closes_too_early)
     for m in _TOKEN.finditer(text, pos):
         if m.group("open_comment"):
             # An unterminated comment: the parser reports it at its place.
             return Chunk(keyword, name, start, len(text), name_span, complete=False)
         if m.group("newkw") is not None:
-            if opened and braces > 0:
+            if opened and (braces > 0 or overrun):
                 # A new block starts at the beginning of a line while this one
                 # is still open: assume its closing brace is missing.
                 return Chunk(keyword, name, start, m.start(), name_span, complete=False)
@@ -136,5 +137,31 @@ def _scan_block(source: SourceFile, keyword: str, name: str | None,
         else:
             braces -= 1
             if opened and braces <= 0:
-                return Chunk(keyword, name, start, m.end(), name_span)
+                if _closes_too_early(text, start, m.start()):
+                    overrun = True
+                    continue
+                return Chunk(keyword, name, start, m.end(), name_span, complete=not overrun)
     return Chunk(keyword, name, start, len(text), name_span, complete=False)
+
+
+def _indent(text: str, pos: int) -> tuple[str, bool]:
+    """(the indentation of the line holding ``pos``, whether ``pos`` starts it)."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    prefix = text[line_start:pos]
+    stripped = prefix.lstrip(" \t")
+    return prefix[:len(prefix) - len(stripped)], not stripped
+
+
+def _closes_too_early(text: str, header: int, close: int) -> bool:
+    """A `}` that balances the block's braces but is indented deeper than the
+    block's header, while a later `}` (before the next block) stands at the
+    header's indentation: a `{` is missing inside the block (`loop` without
+    its `{`), and the block really ends at that later `}`.  Reading on lets the
+    parser report the missing `{` instead of stray text after the block."""
+    indent, first = _indent(text, close)
+    head_indent, _ = _indent(text, header)
+    if not first or len(indent) <= len(head_indent):
+        return False
+    limit = _next_block_start(text, close + 1)
+    closer = re.compile(rf"^{re.escape(head_indent)}\}}", re.M)
+    return closer.search(text, close + 1, limit) is not None
