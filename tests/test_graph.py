@@ -344,6 +344,16 @@ def test_missing_file_and_empty_input_exit_2():
     assert proc.returncode == 2 and "E006" in proc.stderr
     proc = dslc("graph", "examples/svt.dp", "--format", "png")
     assert proc.returncode == 2 and "invalid choice" in proc.stderr
+    proc = dslc("graph", "examples")
+    assert proc.returncode == 2 and "is a folder" in proc.stderr
+
+
+def test_hostile_file_names_never_crash(capsys):
+    from dslc.cli import main
+    for name in ("a\x00b.dp", "\x1b[2J", ""):
+        assert main(["graph", name.encode().decode("unicode_escape")]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and "internal error" not in err and "\x1b" not in err
 
 
 def test_a_broken_block_does_not_stop_another_from_being_drawn(tmp_path):

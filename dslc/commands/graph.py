@@ -66,8 +66,19 @@ def run(args) -> int:
     from dslc.pipeline import Options, check_path
     from dslc.results import Verdict
 
+    import os
+    try:
+        folder = os.path.isdir(args.file)
+    except (ValueError, OSError):                  # a NUL byte in the name: refused below
+        folder = False
+    if folder:
+        return _error(f"{args.file} is a folder", "`dslc graph` draws the blocks of one file; "
+                                                  "give a .dp file (and --block NAME for one block)")
     options = Options(explain=args.explain, details=False, witness=False, timeout=args.timeout)
-    result = check_path(args.file, options)
+    try:
+        result = check_path(args.file, options)
+    except (OSError, ValueError) as exc:           # unreadable standard input, a NUL in the name
+        return _error(f"cannot read {args.file}: {exc}")
     if result.source is None:                      # missing, unreadable, not UTF-8, too large
         _print_diagnostics(result.diagnostics)
         return 2
