@@ -127,7 +127,7 @@ class BlockCompilation:
         """The block's verdict, summary and diagnostics (every phase isolated)."""
         try:
             with limits.scope(limits.Deadline(self.options.timeout, self.options.cancelled)):
-                return self._run()
+                return self._with_syntax_warnings(self._run())
         except limits.Cancelled as exc:
             if exc.reason == "cancelled":
                 raise CheckCancelled() from None
@@ -147,6 +147,13 @@ class BlockCompilation:
                 raise
             self.diagnostics.append(internal_error(self.chunk, exc))
         return self._failed()
+
+    def _with_syntax_warnings(self, result: BlockResult) -> BlockResult:
+        """The parser's warnings (W002) first, with every result of the block."""
+        warnings = getattr(self.__dict__.get("syntax"), "syntax_warnings", None)
+        if warnings:
+            result.diagnostics[:0] = warnings
+        return result
 
     def _run(self) -> BlockResult:
         if self.kind is None:

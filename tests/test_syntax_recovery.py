@@ -262,6 +262,16 @@ def test_closest():
     assert did_you_mean("zzzzzz", ["a", "b"], "states") == "the declared states are `a`, `b`"
 
 
+def test_decimals_cut_short_are_warned_about():
+    result = check_source(SourceFile("t.dp", "mechanism m {\n    x := Lap(0.3333ε, 0.25)\n"
+                                             "    // 0.6666 in a comment is not a number\n}\n"))
+    (block,) = result.blocks
+    assert block.verdict.value == "private"          # a warning: the verdict is for 3333/10000
+    assert [(d.code, d.severity.value, d.span.start_line_col) for d in block.diagnostics] == \
+        [("W002", "warning", (2, 14))]
+    assert block.diagnostics[0].help == ["write `1/3` if that is the value you mean"]
+
+
 @pytest.mark.parametrize("digits,value", [("0.3333", Fraction(1, 3)), ("0.333", Fraction(1, 3)),
                                           ("0.6666", Fraction(2, 3)), ("0.1666", Fraction(1, 6)),
                                           ("0.142857142857", Fraction(1, 7)), ("2.5000", None),

@@ -353,6 +353,14 @@ Unreachable states never run; they do not affect the verdict (Definition 11
 only counts reachable cycles and paths).
 """)
 
+register("W002", "inexact-decimal", "A decimal that looks like a repeating decimal cut short.", """
+Numbers are exact: `0.3333` is 3333/10000, not 1/3, and `0.6667` is
+6667/10000, not 2/3.  A rate `Lap(0.3333ε, 0)` then gives d = 3333/10000
+exactly.  When the digits repeat (or repeat and round), dslc warns and
+names the fraction they suggest; write it (`1/3`) if that is the value you
+mean.  The verdict is computed for the number as written.
+""")
+
 
 # The codes of the other block kinds (imported last: they call register()).
 from dslc.diagnostics import codes_chain as _codes_chain  # noqa: E402,F401

@@ -98,4 +98,16 @@ def did_you_mean(word: str, candidates: Iterable[str], what: str | None = None,
     return f"the declared {what} are {shown}"
 
 
-__all__ = ["edit_distance", "max_edits", "closest", "did_you_mean"]
+_EPSILON_WORDS = {"epsilon", "varepsilon", "epsi", "eps0", "e", "ϵ", "ɛ"}
+
+
+def name_help(name: str, known) -> str | None:
+    """A help line for an unknown name: ε written as a word (`epsilon`), or
+    the closest known name; None when neither applies."""
+    if name.lower() in _EPSILON_WORDS:
+        return "ε is written `ε` or `eps`"
+    best = closest(name, known)
+    return f"did you mean `{best}`?" if best is not None else None
+
+
+__all__ = ["edit_distance", "max_edits", "closest", "did_you_mean", "name_help"]

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Callable
 
 from dslc.diagnostics.model import DiagnosticError, error
+from dslc.diagnostics.suggest import name_help
 from dslc.ir.evaluate import evaluate as fold
 from dslc.ir.evaluate import fraction_bits
 from dslc.syntax import ast
@@ -104,9 +105,11 @@ def constant_resolver(params: dict[str, Fraction | Linear] | None = None) -> Res
             value = params[node.name]
             return value if isinstance(value, Linear) else Linear(const=value)
         if isinstance(node, ast.Name):
-            raise DiagnosticError(error("E119", f"unknown name `{node.name}`", node.span,
-                                        "not defined here")
-                                  .with_help("only numbers, `ε` and the block's parameters may appear here"))
+            diag = error("E119", f"unknown name `{node.name}`", node.span, "not defined here")
+            close = name_help(node.name, list(params))
+            if close:
+                diag.with_help(close)
+            raise DiagnosticError(diag.with_help("only numbers, `ε` and the block's parameters may appear here"))
         raise NotLinear(node, "a value that is not a number")
 
     return resolve

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.suggest import name_help
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, SILENT, DiPA, Guard, Output, State,
                           Transition, symbol)
 from dslc.ir.claims import lower_claims
@@ -269,9 +270,12 @@ class Lowerer:
                 .with_help("assign it first (`x := Lap(ε, 0)`), or use a parameter"))
 
     def unknown_name(self, node: ast.Name) -> Diagnostic:
-        return (error("E119", f"unknown name `{node.name}`", node.span, "not defined")
-                .with_help("names are parameters, values read or drawn earlier in the same step, "
-                           "or the stored variable"))
+        diag = error("E119", f"unknown name `{node.name}`", node.span, "not defined")
+        close = name_help(node.name, list(self.params) + list(self.variables))
+        if close:
+            diag.with_help(close)
+        return diag.with_help("names are parameters, values read or drawn earlier in the same step, "
+                              "or the stored variable")
 
     def lookup(self, br: Branch, node: ast.Name, where: str) -> Val:
         """The value of a variable (errors for dead and unassigned ones)."""

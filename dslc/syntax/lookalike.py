@@ -166,9 +166,63 @@ def repeating_fraction(digits: str):
     return best
 
 
+def rounded_fraction(digits: str):
+    """Like :func:`repeating_fraction`, also for a decimal whose last digit is
+    rounded (`0.6667` → 2/3): the fraction that rounds to exactly ``digits``."""
+    from fractions import Fraction
+    value = repeating_fraction(digits)
+    if value is not None or "." not in digits or len(digits.split(".", 1)[1]) < 4:
+        return value
+    value = repeating_fraction(digits[:-1])
+    if value is None:
+        return None
+    places = len(digits.split(".", 1)[1])
+    scaled = value * 10 ** places
+    rounded = Fraction(int(scaled + Fraction(1, 2)), 10 ** places)
+    return value if rounded == Fraction(digits) else None
+
+
+_DECIMALS = None
+
+
+def decimal_warnings(source, start: int, end: int) -> list:
+    """W002 for every decimal literal of ``source.text[start:end]`` that looks
+    like a repeating decimal cut short (`0.3333`, `0.6667`): it is read
+    exactly as written, which is rarely what was meant."""
+    global _DECIMALS
+    import re
+    from dslc.diagnostics.model import Diagnostic, Severity
+    if _DECIMALS is None:
+        _DECIMALS = re.compile(r"//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/|\"[^\"\n]*\"|"
+                               r"(?<![A-Za-z0-9_.])(?P<num>\d*\.\d{4,})(?![A-Za-z0-9_.…])", re.S)
+    text = source.text
+    if "." not in text[start:end]:
+        return []
+    out = []
+    for m in _DECIMALS.finditer(text, start, end):
+        digits = m.group("num")
+        if digits is None:
+            continue
+        value = rounded_fraction(digits)
+        if value is None:
+            continue
+        from fractions import Fraction
+        exact = Fraction(digits)
+        diag = Diagnostic("W002", f"`{digits}` is read as exactly {fraction_text(exact)}, "
+                                  f"not as {fraction_text(value)}", severity=Severity.WARNING)
+        diag.primary_at(source.span(m.start("num"), m.end("num")), f"exactly {fraction_text(exact)}")
+        diag.note("numbers in `.dp` are exact; a decimal is read as written, and a verdict, d or a "
+                  "probability computed from it is exact for that value")
+        diag.with_help(f"write `{fraction_text(value)}` if that is the value you mean")
+        out.append(diag)
+        if len(out) >= 20:
+            break
+    return out
+
+
 def fraction_text(value) -> str:
     return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value.numerator)
 
 
 __all__ = ["LookAlike", "lookup", "char_name", "show", "SMART_QUOTES", "fullwidth_run",
-           "repeating_fraction", "fraction_text"]
+           "repeating_fraction", "rounded_fraction", "decimal_warnings", "fraction_text"]

@@ -393,7 +393,7 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
         from dslc.syntax.fast_automaton import parse_automaton_fast
         block = parse_automaton_fast(source, start, end)
         if block is not None:
-            return block
+            return _with_warnings(block, source, start, end)
     try:
         with _PARSE_LOCK:
             parser, builder = _parser()
@@ -406,6 +406,16 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
         raise
     if diags:
         raise DiagnosticError(*diags)
+    return _with_warnings(block, source, start, end)
+
+
+def _with_warnings(block: ast.Block, source: SourceFile, start: int, end: int) -> ast.Block:
+    """Attach the warnings of the text (W002, decimals cut short) to the block
+    as ``syntax_warnings``; the pipeline reports them with its result."""
+    from dslc.syntax.lookalike import decimal_warnings
+    warnings = decimal_warnings(source, start, end)
+    if warnings:
+        block.syntax_warnings = warnings
     return block
 
 
