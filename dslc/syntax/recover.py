@@ -26,6 +26,7 @@ repairs cannot produce misleading semantic errors.
 
 from __future__ import annotations
 
+import os
 import re
 from copy import copy
 from typing import Any
@@ -109,7 +110,6 @@ class _Run:
         self.errors_at: dict[int, int] = {}
         self.comment_at: int | None = None  # an unterminated `/*` (the text is cut there)
         self.stopped_note = ""
-        self.reported_ends: set[int] = set()
 
     # -------------------------------------------------------------- driving
     def run(self):
@@ -132,17 +132,38 @@ class _Run:
             try:
                 return self._drive()
             except UnexpectedToken as exc:
-                try:
-                    self._token_error(exc.token)
-                except _Stop:
+                if not self._recover(self._token_error, exc.token, exc):
                     return None
             except UnexpectedCharacters as exc:
-                try:
-                    self._char_error(exc.pos_in_stream)
-                except _Stop:
+                if not self._recover(self._char_error, exc.pos_in_stream, exc):
                     return None
             except _Stop:
                 return None
+
+    def _recover(self, handler, arg, exc: UnexpectedInput) -> bool:
+        """Explain and repair one error; False when parsing stops here.  A
+        failure of the recovery itself (a bug) stops the block's parse with
+        the errors found so far — never with less than this one."""
+        before = len(self.diags)
+        try:
+            handler(arg)
+            return True
+        except _Stop:
+            return False
+        except (limits.Cancelled, KeyboardInterrupt, MemoryError, RecursionError):
+            raise
+        except Exception:  # noqa: BLE001 - the errors found so far are still worth reporting
+            if os.environ.get("DSLC_DEBUG"):
+                raise
+            if len(self.diags) == before:
+                pos = getattr(exc, "pos_in_stream", None)
+                if pos is None:
+                    pos = getattr(getattr(exc, "token", None), "start_pos", 0) or 0
+                pos = min(max(pos, 0), len(self.text))
+                self.diags.append(error("E001", "syntax error", self._span(pos, min(pos + 1, len(self.text))),
+                                        "the parser stopped here")
+                                  .with_help("check the text around this point against docs/language.md"))
+            return False
 
     def _drive(self):
         ps = self.ps
@@ -314,16 +335,9 @@ class _Run:
 
     def _accepts(self, cut: int | None = None) -> set[str]:
         """The terminals the parser (cut to ``cut`` states) can really read next."""
-        cut = len(self.ps.state_stack) if cut is None else cut
-        state = self.ps.state_stack[cut - 1]
-        out = set()
-        for t in self.states[state]:
-            if t == "$END":
-                if self._fits(cut, [], [Token("$END", "")]):
-                    out.add(t)
-            elif t.isupper() and self._fits(cut, [Token(t, _SYNTH_VALUES.get(t, ""))], []):
-                out.add(t)
-        return out
+        stack = self.ps.state_stack if cut is None else self.ps.state_stack[:cut]
+        return {t for t in self.states[stack[-1]]
+                if (t == "$END" or t.isupper()) and self._will_read(t, stack)}
 
     def _keywords(self, accepted: set[str]) -> dict[str, str]:
         """word -> terminal, for the keywords among ``accepted``."""

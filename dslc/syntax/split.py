@@ -57,6 +57,20 @@ def split_blocks(source: SourceFile) -> tuple[list[Chunk], list[Diagnostic]]:
                          .with_help("close the comment with `*/`"))
             break
         header = _HEADER.match(text, pos) or _misspelled_header(text, pos)
+        if not header and text.startswith("}", pos):
+            diag = error("E007", "this `}` closes no block", source.span(pos, pos + 1),
+                         "no block is open here")
+            if chunks:
+                last = chunks[-1]
+                line = source.line_col(last.end - 1)[0] if last.end > last.start else 1
+                diag.secondary(last.name_span, f"this block already ended on line {line}")
+                diag.with_help("remove this `}`, or look in the block above for a `}` too many "
+                               "(or a missing `{`)")
+            else:
+                diag.with_help("remove this `}`")
+            diags.append(diag)
+            pos += 1
+            continue
         if not header:
             end = _next_block_start(text, pos)
             line_end = text.find("\n", pos)
