@@ -105,6 +105,7 @@ class _Run:
         self.diags: list[Diagnostic] = []
         self.quiet = 0
         self.last: Token | None = None     # the last token read from the input
+        self.before_last: Token | None = None
         self.recovering = False            # after the first error: no callbacks, no tree
         self.read_after_error = 0
         self.errors_at: dict[int, int] = {}
@@ -176,7 +177,7 @@ class _Run:
             except UnexpectedToken:
                 self._undo()
                 raise
-            self.last = tok
+            self.before_last, self.last = self.last, tok
             self.log.append(tok)
             if len(self.log) >= SNAPSHOT_EVERY:
                 self._snapshot()
@@ -457,6 +458,18 @@ class _Run:
         rest = ahead[1:]
         word = _WORD.match(text) is not None
 
+        # -- a keyword cut out of a longer word (`summ` read as `sum` + `m`; the
+        #    lexer does not require a keyword to end a word)
+        prev = self.last
+        if word and prev is not None and prev.type != "NAME" and prev.end_pos == tok.start_pos \
+                and _WORD.match(str(prev)) and self._fits(cut, [], rest, need=1):
+            whole = str(prev) + text
+            span = self._span(prev.start_pos, tok.end_pos)
+            return cut, [], tok.end_pos, (
+                error("E020", f"`{whole}` is not a keyword; did you mean `{prev}`?", span,
+                      f"did you mean `{prev}`?")
+                .with_help(f"write `{prev}`"))
+
         # -- this token is a word from another language, or a misspelled keyword
         if word and tok.type == "NAME":
             foreign = self._foreign_word(tok, cut, ahead, after=False)
@@ -471,6 +484,15 @@ class _Run:
         prev = self._prev_word(tok)
         if prev is not None:
             ptok, pcut = prev
+            glued = self.before_last
+            if glued is not None and glued.type != "NAME" and glued.end_pos == ptok.start_pos \
+                    and _WORD.match(str(glued)) and self._fits(pcut, [], ahead, need=1):
+                # `outputs ⊤` read as `output s` + `⊤`
+                whole = str(glued) + str(ptok)
+                return pcut, [], tok.start_pos, (
+                    error("E020", f"`{whole}` is not a keyword; did you mean `{glued}`?",
+                          self._span(glued.start_pos, ptok.end_pos), f"did you mean `{glued}`?")
+                    .with_help(f"write `{glued}`"))
             foreign = self._foreign_word(ptok, pcut, ahead, after=True)
             if foreign is not None:
                 return foreign
@@ -687,7 +709,32 @@ class _Run:
         hint = _hint(tok, accepted) if self.keyword in ("automaton", "mechanism") else None
         if hint:
             diag.with_help(hint)
+        if self.keyword in ("hmm", "mdp", "chain"):
+            self._statement_hint(diag, tok)
         return diag
+
+    def _statement_hint(self, diag: Diagnostic, tok: Token) -> None:
+        """Newlines do not end statements: when the unfinished statement began
+        in the middle of a line (`a -> a: 1/2 b: 1/2` reads `b` as a new row),
+        point at where it began."""
+        start = self._statement_start()
+        if start is None or start.start_pos >= tok.start_pos:
+            return
+        line_start = self.text.rfind("\n", 0, start.start_pos) + 1
+        before = self.text[line_start:start.start_pos].strip()
+        if not before or before.endswith((";", "{", "}")):
+            return
+        diag.secondary(self._tspan(start), f"a new statement starts at `{start}`")
+        diag.with_help(f"`{start}` is read as the start of a new statement (newlines do not end "
+                       "statements); if it belongs to what comes before it, a `,` or `:` is missing there")
+
+    def _statement_start(self) -> Token | None:
+        """The first token of the statement the parser is in the middle of."""
+        stack = self.ps.state_stack
+        for cut in range(len(stack) - 1, 0, -1):
+            if self._will_read("SEMICOLON", stack[:cut]):
+                return _first_token(self.ps.value_stack[cut - 1:])
+        return None
 
     def _generic_repair(self, tok: Token, ahead: list[Token], accepted: set[str], allow_insert: bool):
         """Insert, delete or replace one token (E001), or None: the repair
@@ -1044,6 +1091,19 @@ def _word_terminal(parser, word: str) -> str | None:
         return "NAME"
     if word.isdigit():
         return "NUMBER"
+    return None
+
+
+def _first_token(values) -> Token | None:
+    """The first token among values of the parser's stack (tokens, lists of
+    them, or nodes with a span, which give a token at their start)."""
+    for v in values:
+        if isinstance(v, Token):
+            return v
+        if isinstance(v, (list, tuple)):
+            found = _first_token(v)
+            if found is not None:
+                return found
     return None
 
 
