@@ -143,15 +143,26 @@ class _Graph:
         self.crit_out: list[list[int]] = [[] for _ in range(ncomp)]
         for e in self.cost:
             self.crit_out[self.comp[self.ts[e].source]].append(e)
-        # the heaviest continuation from each component (successors have smaller ids)
+        # the heaviest continuation from each component, successors first (Kahn's
+        # algorithm on the reversed DAG of components: no assumption on the ids)
         self.best_from = [0] * ncomp
-        for c in range(ncomp):
+        pending = [len(out) for out in self.crit_out]
+        preds: list[list[int]] = [[] for _ in range(ncomp)]
+        for c, out in enumerate(self.crit_out):
+            for e in out:
+                preds[self.comp[self.ts[e].target]].append(c)
+        ready = [c for c in range(ncomp) if not pending[c]]
+        for c in ready:                              # grows while it is walked
             best = 0
             for e in self.crit_out[c]:
                 v = self.cost[e] + self.best_from[self.comp[self.ts[e].target]]
                 if v > best:
                     best = v
             self.best_from[c] = best
+            for p in preds[c]:
+                pending[p] -= 1
+                if not pending[p]:
+                    ready.append(p)
         self._cycles: dict[int, list[int]] = {}
 
     def routes(self, limit: int = MAX_ROUTES, max_pops: int = 4000):
