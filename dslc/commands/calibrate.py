@@ -64,8 +64,12 @@ def select_blocks(result: FileResult, name: str | None):
     if name is not None:
         named = [b for b in result.blocks if b.name == name]
         if not named:
-            problems.append(error("E264", f"{result.path} has no block named `{name}`")
-                            .with_help("chain blocks here: " + (", ".join(b.name for b in chains) or "none")))
+            from dslc.diagnostics.suggest import did_you_mean
+            diag = error("E264", f"{result.path} has no block named `{name}`")
+            close = did_you_mean(name, [b.name for b in chains])
+            if close:
+                diag.with_help(close)
+            problems.append(diag.with_help("chain blocks here: " + (", ".join(b.name for b in chains) or "none")))
             return [], problems
         if named[0].kind != "chain":
             problems.append(error("E264", f"`{name}` is a `{named[0].kind}` block, not a `chain` block",

@@ -101,7 +101,9 @@ def load_dipa_block(path: str, block: str | None):
         matches = [b for b in result.blocks if b.name == block]
         if not matches:
             names = ", ".join(b.name for b in result.blocks) or "none"
-            raise UsageError(f"no block named `{block}` in {path}; blocks: {names}")
+            from dslc.diagnostics.suggest import did_you_mean
+            close = did_you_mean(block, [b.name for b in result.blocks])
+            raise UsageError(f"no block named `{block}` in {path}; blocks: {names}", *([close] if close else []))
         chosen = matches[0]
         if chosen.kind not in ("automaton", "mechanism"):
             raise UsageError(f"block `{block}` is a `{chosen.kind}` block, not a DiPA "

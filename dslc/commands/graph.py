@@ -7,10 +7,10 @@ block, with the edges of every violation drawn red (docs/cli.md).
 
 from __future__ import annotations
 
-import difflib
 import sys
 
 from dslc import limits
+from dslc.diagnostics.suggest import did_you_mean
 
 FORMATS = ("dot", "mermaid", "json", "svg")
 
@@ -87,11 +87,7 @@ def run(args) -> int:
         blocks = [b for b in result.blocks if b.name == args.block][:1]
         if not blocks:
             names = [b.name for b in result.blocks]
-            close = difflib.get_close_matches(args.block, names, n=1)
-            if close:
-                hint = f"did you mean `{close[0]}`?"
-            else:
-                hint = "blocks: " + (", ".join(names) if names else "none")
+            hint = did_you_mean(args.block, names) or "blocks: " + (", ".join(names) if names else "none")
             return _error(f"no block named `{args.block}` in {args.file}", hint)
     else:
         file_errors = [d for d in result.diagnostics if d.is_error]

@@ -101,9 +101,9 @@ def choose_block(analysis, request: GraphRequest):
         for b in blocks:
             if b.name == request.block:
                 return b
-        import difflib
-        close = difflib.get_close_matches(request.block, [b.name for b in blocks], n=1)
-        hint = f"; did you mean `{close[0]}`?" if close else ""
+        from dslc.diagnostics.suggest import did_you_mean
+        close = did_you_mean(request.block, [b.name for b in blocks])
+        hint = f"; {close}" if close else ""
         raise _invalid(f"no block named `{request.block}` in {request.uri}{hint}")
     block = analysis.block_at(analysis.encoder.offset(request.position))
     if block is None and len(blocks) == 1:

@@ -1,27 +1,38 @@
 """Parsing a block with error recovery: every independent syntax error.
 
 The LALR parser of :mod:`dslc.syntax.parser` is driven token by token here
-(Lark's interactive parser).  At a syntax error the driver
+(Lark's interactive parser).  At a syntax error the driver first goes back
+to the state right after the last good token (LALR(1) tables may reduce on a
+token before finding that it cannot be read; a snapshot of the stacks every
+64 tokens and the tokens read since give that state back), then
 
-1. explains it in words — a misspelled keyword (E020, "did you mean
-   `output`?"), a construct of another language (E022: `while`, `return`,
-   `=` for `:=`, `==`), a look-alike character (E021: `ϵ`, `−`, `≔`), an
-   inexact decimal (E008: `0.333…`), an unclosed `{` or comment, or else
-   "expected X, found Y" (E001) with X taken from the tokens the parser
-   really accepts at that point;
-2. repairs the input so that parsing can go on: the repair that explains the
-   mistake (replace the misspelled word by the keyword, `=` by `:=`, ...), or
-   else the first of: insert one expected token, replace the token, delete
-   it — whichever lets the parser read the next three tokens — or else panic
-   mode: skip to a token that fits, popping unfinished constructs, never
-   skipping an unbalanced `{` or `}` (so the recovery never closes a
-   construct the user did not close);
-3. stays quiet until three tokens have been read after a repair, so one
-   mistake gives one error, not a cascade.
+1. explains the error in words and repairs it as the user meant it, when it
+   recognises the mistake: a misspelled keyword (E020, "did you mean
+   `output`?", also `summ` read as `sum` + `m`), a construct of another
+   language (E022: `while`, `for`, `return`, `print`, `elif`, `let`, `and`,
+   `=` for `:=`, `==`, `=>`), a condition in parentheses, a `{` too many or
+   one that stands alone;
+2. or else inserts, deletes or replaces one token — the repair after which
+   the parser reads furthest in the next eight tokens (at least three) — and
+   says "expected X, found Y" (E001), X being what the parser really accepts
+   there, in words; a line that starts the next construct gets a missing
+   `}` (or `{`) inserted before it;
+3. or else skips ahead (panic mode) to a token that fits, dropping the
+   unfinished statement: it pops whole statements only, never an open `{`,
+   and never skips an unbalanced `{` or `}`, so the recovery does not close
+   a construct the user did not close.
+
+After a repair of kind 2 or 3 the driver stays quiet until three tokens have
+been read, so that one mistake gives one error, not a cascade.  Characters
+no token starts with are handled in the same way: look-alikes (E021: `ϵ`,
+`−`, `≔`, curly quotes, fullwidth forms) are read as the intended token,
+decimals that go on (`0.333…`) are E008, anything else is E003.  Unclosed
+`/*` and `{` are reported where they open (E003, E002; which `{` lacks its
+`}` is judged by indentation).
 
 A block reports at most :data:`MAX_ERRORS` errors.  After the first error
-the parser builds no syntax tree (the block is not checked further), so the
-repairs cannot produce misleading semantic errors.
+the parser builds no syntax tree (the block gets no verdict), so the repairs
+cannot produce misleading semantic errors.
 """
 
 from __future__ import annotations
@@ -54,8 +65,9 @@ SNAPSHOT_EVERY = 64              # tokens between two copies of the parser's sta
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 
-# Tokens to try inserting or substituting, most plausible first.
-# (No opening `(`, `[` or `{`: a repair must not leave something to close.)
+# Tokens to try inserting or substituting, most plausible first.  No opening
+# `(`, `[` or `{` (a repair must not leave something to close), except that a
+# `(` may be inserted when its `)` follows within the window.
 _REPAIR_ORDER = ["ARROW", "ASSIGN", "COMMA", "RPAR", "RSQB", "COLON", "EQUAL", "INPUT", "NOINPUT",
                  "NAME", "NUMBER", "GE", "LT"]
 _SYNTH_VALUES = {"NAME": "_", "NUMBER": "0", "STRING": '""', "ARROW": "->", "ASSIGN": ":=",
