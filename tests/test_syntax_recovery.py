@@ -191,6 +191,40 @@ def test_a_missing_open_brace_does_not_spill_into_stray_text():
     assert [(c, line) for c, line, _, _ in got] == [("E001", 4)], got
 
 
+def test_newlines_do_not_end_statements_and_the_error_says_so():
+    text = """automaton a {
+    state q0 noinput Lap(ε/2, 0)
+        true -> q1 store
+    }
+    state q1 input Lap(ε/4, 0) {
+        insample < x -> q1 output
+        insample >= x -> q1 output ⊤
+    }
+}
+"""
+    (block,) = check_source(SourceFile("t.dp", text)).blocks
+    first, second = block.diagnostics
+    assert (first.code, first.span.start_line_col[0]) == ("E001", 3)
+    assert [label.message for label in first.related] == ["this state is not finished"]
+    assert "is something missing at the end of line 2?" in first.help[-1]
+    assert (second.code, second.span.start_line_col[0]) == ("E001", 7)
+    assert [label.message for label in second.related] == ["read as part of the transition of line 6"]
+
+
+def test_mistakes_on_neighbouring_lines_are_both_reported():
+    text = """automaton a {
+    state q0 noinput Lap(ε/2, 0) { true -> q1 store }
+    state q1 input Lap(ε/4, 0) {
+        x > insample -> q1 output ⊥
+        insample >= -> q1 output ⊤
+    }
+}
+"""
+    got = diags_of(text)
+    assert [(c, line) for c, line, _, _ in got] == [("E001", 4), ("E001", 5)]
+    assert got[1][2] == "expected a name, found `->`"      # `->`, not the `-` a lexer state saw
+
+
 def test_at_most_twenty_errors_per_block():
     body = "".join(f"    x{i} := Lap(ε, 0) @\n" for i in range(30))
     result = check_source(SourceFile("t.dp", "mechanism m {\n" + body + "}\n"))

@@ -418,6 +418,14 @@ class _Run:
         first = not self.diags
         accepted = self._accepts()
         self._start_recovering()
+        # the contextual lexer may have cut a longer token short (`->` read as `-` where
+        # only `-` was expected); the repairs and the message need the token as written
+        # (or read a keyword as a name where a name was also possible: `true`)
+        root = self._lex_from(tok.start_pos, 1)
+        if root and root[0].type != "$END" and (root[0].end_pos > tok.end_pos or
+                                                (tok.type == "NAME" and root[0].type != "NAME"
+                                                 and root[0].end_pos == tok.end_pos)):
+            tok = root[0]
         seen = self.errors_at.get(tok.start_pos, 0)
         self.errors_at[tok.start_pos] = seen + 1
         if seen >= 4:
@@ -721,30 +729,53 @@ class _Run:
         hint = _hint(tok, accepted) if self.keyword in ("automaton", "mechanism") else None
         if hint:
             diag.with_help(hint)
-        if self.keyword in ("hmm", "mdp", "chain"):
-            self._statement_hint(diag, tok)
+        self._statement_hint(diag, tok)
         return diag
 
     def _statement_hint(self, diag: Diagnostic, tok: Token) -> None:
-        """Newlines do not end statements: when the unfinished statement began
-        in the middle of a line (`a -> a: 1/2 b: 1/2` reads `b` as a new row),
-        point at where it began."""
+        """Newlines do not end statements.  When the unfinished statement
+        began in the middle of a line (`a -> a: 1/2 b: 1/2` reads `b` as a
+        new row), or on an earlier line, point at where it began."""
         start = self._statement_start()
         if start is None or start.start_pos >= tok.start_pos:
             return
         line_start = self.text.rfind("\n", 0, start.start_pos) + 1
         before = self.text[line_start:start.start_pos].strip()
-        if not before or before.endswith((";", "{", "}")):
+        if before and not before.endswith((";", "{", "}")):
+            if self.keyword in ("hmm", "mdp", "chain"):
+                diag.secondary(self._tspan(start), f"a new statement starts at `{start}`")
+                diag.with_help(f"`{start}` is read as the start of a new statement (newlines do not end "
+                               "statements); if it belongs to what comes before it, a `,` or `:` is "
+                               "missing there")
             return
-        diag.secondary(self._tspan(start), f"a new statement starts at `{start}`")
-        diag.with_help(f"`{start}` is read as the start of a new statement (newlines do not end "
-                       "statements); if it belongs to what comes before it, a `,` or `:` is missing there")
+        if self.keyword == "chain":
+            return                              # settings span lines (matrices)
+        start_line = self.source.line_col(self.base + start.start_pos)[0]
+        tok_line = self.source.line_col(self.base + tok.start_pos)[0]
+        if tok_line <= start_line:
+            return
+        what = {"STATE": "state", "TRUE": "transition", "INSAMPLE": "transition"}.get(start.type, "statement")
+        tok_line_start = self.text.rfind("\n", 0, tok.start_pos) + 1
+        first = tok_line_start + len(self.text[tok_line_start:tok.start_pos]) - \
+            len(self.text[tok_line_start:tok.start_pos].lstrip())
+        if first < tok.start_pos:
+            # the beginning of this line was read as the end of that statement
+            word = re.match(r"\S+", self.text[first:tok.start_pos])
+            stop = first + (len(word.group()) if word else 1)
+            diag.secondary(self._span(first, stop), f"read as part of the {what} of line {start_line}")
+        else:
+            diag.secondary(self._tspan(start), f"this {what} is not finished")
+        diag.with_help(f"newlines do not end a {what}: is something missing at the end of line "
+                       f"{tok_line - 1}?")
 
     def _statement_start(self) -> Token | None:
         """The first token of the statement the parser is in the middle of."""
         stack = self.ps.state_stack
+        states = self.states
         for cut in range(len(stack) - 1, 0, -1):
-            if self._will_read("SEMICOLON", stack[:cut]):
+            # a list of statements reads `;` directly (no reduction first)
+            act = states[stack[cut - 1]].get("SEMICOLON")
+            if act is not None and act[0] is Shift:
                 return _first_token(self.ps.value_stack[cut - 1:])
         return None
 
@@ -832,14 +863,19 @@ class _Run:
             if depth == 0:
                 window = toks[j:j + LOOKAHEAD + 1]
                 top = stack_len if j > 0 else stack_len - 1
+                # a line that starts a statement needs less evidence, and what follows it is
+                # reported again: a mistake on the next line is a mistake of its own
+                fresh = j > 0 and self._starts_line(t)
                 for cut in range(top, lowest - 1, -1):
                     if cut != stack_len and not boundary(cut):
                         continue            # pop whole statements only, never into a finished one
                     trials += 1
                     if trials > MAX_TRIALS:
                         raise _Stop
-                    if self._fits(cut, [], window):
+                    if self._fits(cut, [], window, need=2 if fresh else LOOKAHEAD):
                         self._apply(cut, [], t.start_pos)
+                        if fresh and boundary(cut):
+                            self.quiet = 0
                         return
                     if loop_tok and t.type == "LBRACE":
                         feed = [Token("LOOP", "loop", t.start_pos, end_pos=t.start_pos)]
