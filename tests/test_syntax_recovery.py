@@ -134,6 +134,9 @@ MISTAKES = [
     ("mechanism m {\n    x := Lap(ε, 0)\n    loop { s := Lap(ε, read())\n"
      "        if s >= x && s < x { output ⊤ } }\n}\n", "E022", 4, "no `&&`", "nest"),
     ("automaton a {\n    state q0 noinput Lap(ε, 0) { true => q0 store }\n}\n", "E022", 2, "`=>`", "`->`"),
+    ("mechanism m {\n    x := Lap(ε, 0)\n    loop { if Lap(ε, read()) >= x then { output ⊤ } }\n}\n",
+     "E022", 3, "no `then`", "in braces"),
+    ("mechanism m {\n    x := Lap(ε, 0)\n    loop { output ⊥ } end\n}\n", "E022", 3, "no `end`", "`}`"),
     ("mechanism m {\n    x := Lap(ε, 0)\n    loop { if (Lap(ε, read()) >= x) { output ⊤ } }\n}\n",
      "E001", 3, "not written in parentheses", "bare"),
     ("automaton a {\n    state q0 noinput Lap(ε, 0) { true -> q1 store\n"
@@ -223,6 +226,22 @@ def test_mistakes_on_neighbouring_lines_are_both_reported():
     got = diags_of(text)
     assert [(c, line) for c, line, _, _ in got] == [("E001", 4), ("E001", 5)]
     assert got[1][2] == "expected a name, found `->`"      # `->`, not the `-` a lexer state saw
+
+
+def test_python_style_bodies_give_one_error_per_colon():
+    text = """mechanism m {
+    x := Lap(ε, 0)
+    loop:
+        s := Lap(ε, read())
+        if s >= x:
+            output ⊤
+        else:
+            output ⊥
+}
+"""
+    got = diags_of(text)
+    assert [(c, line) for c, line, _, _ in got] == [("E022", 3), ("E022", 5), ("E022", 7)]
+    assert {m for _, _, m, _ in got} == {"`.dp` writes bodies in braces, not after `:`"}
 
 
 def test_at_most_twenty_errors_per_block():

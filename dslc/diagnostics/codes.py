@@ -172,8 +172,11 @@ and the message says what `.dp` has instead:
 - `return`, `print`: a mechanism releases values with `output VALUE` and
   stops with `halt`;
 - `elif`, `elsif`: write `else if`; an `else` must follow the `}` of its `if`;
+- `if COND:` and indentation, `then`, `end`: bodies are written in braces,
+  `if COND { ... }`;
 - `let`, `var`: variables come into being when they are assigned;
-- `and`, `or`, `&&`, `||`: a condition is one comparison; nest `if`s.
+- `and`, `or`, `&&`, `||`: a condition is one comparison; nest `if`s;
+- `=>` between a guard and its target: write `->`.
 """)
 
 register("E101", "unknown-state", "A transition goes to a state that is not declared.", """

@@ -82,6 +82,8 @@ _STOP_WORDS = {"return", "print", "println", "printf", "emit", "yield", "release
 _DECLARE_WORDS = {"let", "var", "val", "const", "def", "int", "float", "double", "real", "auto", "mut"}
 _ELIF_WORDS = {"elif", "elsif", "elseif"}
 _LOGIC_WORDS = {"and", "or", "not"}
+_THEN_WORDS = {"then", "begin"}                      # before a body: `.dp` has `{`
+_END_WORDS = {"end", "endif", "fi", "done", "od", "endwhile", "endfor", "endloop"}
 
 
 # ------------------------------------------------------------------ entry point
@@ -539,6 +541,21 @@ class _Run:
                           "expected a statement")
                     .with_help("a block belongs to `loop { ... }`, `if COND { ... }` or `else { ... }`"))
 
+        # -- `if COND:` / `else:` / `loop:` as in Python
+        colon = (error("E022", "`.dp` writes bodies in braces, not after `:`", self._tspan(tok), "write `{` here")
+                 .note("indentation means nothing to `.dp`; the statements after this line are read as "
+                       "statements after it")
+                 .with_help("`if COND { ... } else { ... }`, `loop { ... }`"))
+        if text == ":" and self.keyword == "mechanism" and self.last is not None \
+                and str(self.last) == "else" and self._prev_word(tok) is not None:
+            pcut = self._prev_word(tok)[1]
+            if self._fits(pcut, [], rest, need=1):
+                return pcut, [], tok.end_pos, colon
+        if text == ":" and "LBRACE" in accepted and self.keyword == "mechanism":
+            feed = [self._synth("LBRACE", tok), self._synth("RBRACE", tok)]
+            if self._fits(cut, feed, rest, need=1):
+                return cut, feed, tok.end_pos, colon
+
         # -- `=` for `:=`, `==` for a comparison, `=>` for `->`
         cmp_ok = bool(accepted & {"GE", "LT", "GT", "LE"})
         if text in ("=", "==", "===") and "ASSIGN" in accepted:
@@ -670,6 +687,14 @@ class _Run:
                                "(no `;` or statement in between)"))
         if low in _LOGIC_WORDS and not after:
             return self._logic_repair(wtok, cut)
+        if low in _THEN_WORDS | _END_WORDS and self._fits(cut, [], rest, need=1):
+            if low in _THEN_WORDS:
+                diag = (error("E022", f"`.dp` has no `{word}`", span, "remove this word")
+                        .with_help("the body follows the condition in braces: `if COND { ... }`"))
+            else:
+                diag = (error("E022", f"`.dp` has no `{word}`", span, "remove this word")
+                        .with_help("a `}` ends a block: `if COND { ... }`, `loop { ... }`"))
+            return cut, [], resume, diag
         return None
 
     def _logic_repair(self, wtok: Token, cut: int):
