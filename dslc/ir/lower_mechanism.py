@@ -259,10 +259,14 @@ class Lowerer:
             return (error("E118", f"the stored variable `{node.name}` can only be compared with a fresh draw",
                           node.span, where)
                     .with_help("a DiPA uses the stored value only in the guard `insample >= x` / `insample < x`"))
-        return (error("E113", f"`{node.name}` holds a value from an earlier step", node.span,
-                      f"used {where} after its step ended")
-                .note("reads and draws live for one step, up to the step's output; only the stored "
-                      "variable outlives a step")
+        diag = error("E113", f"`{node.name}` holds a value from an earlier step", node.span,
+                     f"used {where} after its step ended")
+        made = self.variables.get(node.name)
+        if made is not None and made != node.span:
+            diag.secondary(made, f"`{node.name}` is given its value here, in an earlier step")
+        return (diag.note("reads and draws live for one step, up to the step's output; only the stored "
+                          "variable outlives a step.  A step also ends where a second `read()` (or a "
+                          "draw after the step's comparison) begins a new one")
                 .with_help("draw afresh in this step, or store the value with `x := ...` and compare with it"))
 
     def undef_error(self, node: ast.Name, where: str) -> Diagnostic:
