@@ -54,19 +54,69 @@ class SourceFile:
             i = find("\n", i + 1)
         return starts
 
+    # Large texts (a generated automaton of a million lines) are not split into
+    # lines to print one location: a count of line ends per block of text
+    # (str.count, at memory speed) locates any line or offset.
+    _LAZY_LINES = 1 << 20        # texts longer than this use the block counts
+    _BLOCK = 1 << 16
+
+    @cached_property
+    def _newlines_before(self) -> list[int]:
+        """Line ends in text[:b * _BLOCK], for every block b (and one past the end)."""
+        text, size = self.text, self._BLOCK
+        out = [0]
+        total = 0
+        count = text.count
+        for i in range(0, len(text), size):
+            total += count("\n", i, i + size)
+            out.append(total)
+        return out
+
+    def _lazy(self) -> bool:
+        return len(self.text) > self._LAZY_LINES and "line_starts" not in self.__dict__
+
+    def _line_start(self, line: int) -> int:
+        """Offset of 1-based line ``line`` (which exists), from the block counts."""
+        if line <= 1:
+            return 0
+        before = self._newlines_before
+        want = line - 1                          # the line starts after this many line ends
+        b = bisect.bisect_left(before, want) - 1
+        pos = b * self._BLOCK
+        find = self.text.find
+        for _ in range(want - before[b]):
+            pos = find("\n", pos) + 1
+        return pos
+
+    def line_count(self) -> int:
+        return self._newlines_before[-1] + 1 if self._lazy() else len(self.line_starts)
+
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""
         offset = max(0, min(offset, len(self.text)))
+        if self._lazy():
+            b = offset // self._BLOCK
+            line = self._newlines_before[b] + self.text.count("\n", b * self._BLOCK, offset)
+            return line + 1, offset - (self.text.rfind("\n", 0, offset) + 1) + 1
         line = bisect.bisect_right(self.line_starts, offset) - 1
         return line + 1, offset - self.line_starts[line] + 1
 
     def offset(self, line: int, column: int) -> int:
         """Character offset of a 1-based (line, column)."""
+        if self._lazy():
+            line = max(1, min(line, self.line_count()))
+            return min(self._line_start(line) + column - 1, len(self.text))
         starts = self.line_starts
         line = max(1, min(line, len(starts)))
         return min(starts[line - 1] + column - 1, len(self.text))
 
     def line_text(self, line: int) -> str:
+        if self._lazy():
+            if line < 1 or line > self.line_count():
+                return ""
+            start = self._line_start(line)
+            end = self.text.find("\n", start)
+            return self.text[start:end if end >= 0 else len(self.text)]
         starts = self.line_starts
         if line < 1 or line > len(starts):
             return ""

@@ -14,13 +14,18 @@ The result is data (:class:`CheckResult`); turning it into diagnostics is
 
 from __future__ import annotations
 
-from collections import deque
+from array import array
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from fractions import Fraction
+from itertools import compress, filterfalse, repeat
 from math import lcm
+from operator import add, and_, eq, ge, le, mul, ne, sub, xor
+from typing import Sequence
 
 from dslc.ir.dipa import DiPA, Guard, OutKind
+from dslc.ir.flat_dipa import columns, table
 
 TRUE, GE, LT = 0, 1, 2
 _GUARD_CODE = {Guard.TRUE: TRUE, Guard.GE: GE, Guard.LT: LT}
@@ -75,25 +80,57 @@ class Violation:
         return self.kind
 
 
+class Pairs:
+    """(transition, scaled cost) pairs kept as two columns (a million critical
+    transitions would otherwise be a million tuples); a read-only sequence."""
+
+    def __init__(self, edges: list[int], costs: list[int]):
+        self.edges, self.costs = edges, costs
+
+    def __len__(self) -> int:
+        return len(self.edges)
+
+    def __iter__(self):
+        return zip(self.edges, self.costs)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(zip(self.edges[i], self.costs[i]))
+        return self.edges[i], self.costs[i]
+
+    def __eq__(self, other) -> bool:
+        try:
+            return len(self) == len(other) and all(a == tuple(b) for a, b in zip(self, other))
+        except TypeError:
+            return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Pairs({list(self)!r})"
+
+
 @dataclass
 class CheckResult:
     reachable: list[bool]
     violations: list[Violation]
     truncated: dict[str, int]                 # kind -> witnesses not listed
     weight: Fraction | None                   # wt(A) when well-formed
-    critical_scaled: list[tuple[int, int]]    # reachable critical transitions, cost × cost_denominator
+    critical_scaled: Sequence[tuple[int, int]]   # reachable critical transitions, cost × cost_denominator
     cost_denominator: int
     heaviest: list[int]                       # critical transitions on a heaviest path
     on_cycle: list[bool]                      # per transition (reachable part)
     # per state: its strongly connected component (-1 unreachable); ids in Tarjan's
     # completion order, so every critical transition goes to a smaller id
-    component: list[int] = field(default_factory=list)
+    component: Sequence[int] = field(default_factory=list)
 
     @cached_property
     def critical(self) -> list[tuple[int, Fraction]]:
         """Reachable critical transitions with their exact costs (built on first use:
         a million Fractions cost seconds, and most runs never look at them)."""
         d = self.cost_denominator
+        scaled = {c: Fraction(c, d) for c in set(self.critical_scaled.costs)} \
+            if isinstance(self.critical_scaled, Pairs) else None
+        if scaled is not None:
+            return list(zip(self.critical_scaled.edges, map(scaled.__getitem__, self.critical_scaled.costs)))
         return [(e, Fraction(c, d)) for e, c in self.critical_scaled]
 
     @property
@@ -121,50 +158,81 @@ def transition_cost(dipa: DiPA, t_index: int) -> Fraction:
     return cost
 
 
-def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa: C901
-    n = len(dipa.states)
-    ts = dipa.transitions
-    m = len(ts)
-    src = [t.source for t in ts]
-    dst = [t.target for t in ts]
-    guard = [_GUARD_CODE[t.guard] for t in ts]
-    store = [t.store for t in ts]
-    out_ins = [t.output.kind is OutKind.INSAMPLE for t in ts]
-    out_real = [t.output.kind is not OutKind.SYMBOL for t in ts]
-    is_input = [s.is_input for s in dipa.states]
+# Per-transition predicates over the transition codes of dslc.ir.flat_dipa
+# (guard 0 true, 1 >=, 2 <; output kind 0 symbol, 1 insample, 2 insample').
+_GUARD = bytes(c & 3 for c in range(256))
+_STORE = table(lambda g, st, o: st)
+_OUT_INS = table(lambda g, st, o: o == 1)
+_OUT_REAL = table(lambda g, st, o: o != 0)
+_OUT_PRIME = table(lambda g, st, o: o == 2)
+_COMPARES = table(lambda g, st, o: g != TRUE)
+_IS_GE = table(lambda g, st, o: g == GE)
+_IS_LT = table(lambda g, st, o: g == LT)
+_AG_OK = table(lambda g, st, o: not st or g == GE)
+_AL_OK = table(lambda g, st, o: not st or g == LT)
+_GE_INS = table(lambda g, st, o: g == GE and o == 1)
+_LT_INS = table(lambda g, st, o: g == LT and o == 1)
 
-    # CSR adjacency: out-edges of v are order[start[v]:start[v+1]]
-    start = [0] * (n + 1)
-    for s in src:
-        start[s + 1] += 1
-    for v in range(n):
-        start[v + 1] += start[v]
-    fill = start[:-1].copy()
-    order = [0] * m
-    for e in range(m):
-        s = src[e]
-        order[fill[s]] = e
-        fill[s] += 1
+
+def _filled(value: int, size: int) -> array:
+    return array("i", [value]) * size
+
+
+def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa: C901
+    cols = columns(dipa)
+    n, m = cols.n, cols.m
+    src, dst, code = cols.src, cols.dst, cols.code
+    is_input = cols.is_input
+    guard = code.translate(_GUARD)
+    out_ins = code.translate(_OUT_INS)
+
+    # CSR adjacency: out-edges of v are order[start[v]:start[v+1]], their targets adj[...]
+    if cols.start is not None:               # transitions grouped by source: the identity
+        start = cols.start
+        order: Sequence[int] = range(m)
+        adj = dst
+    else:
+        start = _filled(0, n + 1)
+        for s in src:
+            start[s + 1] += 1
+        for v in range(n):
+            start[v + 1] += start[v]
+        fill = start[:-1]
+        order = _filled(0, m)
+        for e in range(m):
+            s = src[e]
+            order[fill[s]] = e
+            fill[s] += 1
+        adj = array("i", map(dst.__getitem__, order))
+
+    def in_csr(mask: bytes) -> bytes:
+        """A per-transition mask in CSR order."""
+        return mask if isinstance(order, range) else bytes(map(mask.__getitem__, order))
 
     init = dipa.initial
-    # ---- reachability (BFS tree gives shortest prefixes)
-    reach_parent = [-2] * n          # -2 unreached, -1 root, else transition index
-    reachable = [False] * n
-    if n:
-        reach_parent[init] = -1
-        reachable[init] = True
-        queue = deque([init])
-        while queue:
-            v = queue.popleft()
-            for k in range(start[v], start[v + 1]):
-                e = order[k]
-                w = dst[e]
-                if not reachable[w]:
-                    reachable[w] = True
-                    reach_parent[w] = e
-                    queue.append(w)
+    # Breadth-first tree from the initial state (shortest prefixes), grown on
+    # demand: far enough to reach the states that witnesses start from.
+    reach = {"parent": None, "queue": None, "next": 0}
 
-    def trace(parent: list[int], q: int) -> list[int]:
+    def reach_parent(q: int) -> array:
+        parent = reach["parent"]
+        if parent is None:
+            parent = reach["parent"] = _filled(-2, n)      # -2 unreached, -1 root, else a transition
+            parent[init] = -1
+            reach["queue"] = [init]
+        queue, i = reach["queue"], reach["next"]
+        while parent[q] == -2 and i < len(queue):
+            v = queue[i]
+            i += 1
+            for k in range(start[v], start[v + 1]):
+                w = adj[k]
+                if parent[w] == -2:
+                    parent[w] = order[k]
+                    queue.append(w)
+        reach["next"] = i
+        return parent
+
+    def trace(parent, q: int) -> list[int]:
         """The transitions from a search's root to q, following parent edges."""
         path = []
         while parent[q] >= 0:
@@ -175,94 +243,138 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         return path
 
     def prefix_to(q: int) -> list[int]:
-        return trace(reach_parent, q)
+        return trace(reach_parent(q), q)
 
-    # ---- strongly connected components (iterative Tarjan) of the reachable part
-    comp = [-1] * n
-    comp_order: list[int] = []       # component ids in completion order (reverse topological)
-    if n:
-        adj = [dst[e] for e in order]          # targets in CSR order
-        ptr = start[:-1]                       # next out-edge to explore, per state
-        index = [-1] * n
-        low = [0] * n
-        on_stack = [False] * n
-        stack: list[int] = []
-        counter = 1
-        ncomp = 0
-        index[init] = low[init] = 0
-        stack.append(init)
-        on_stack[init] = True
+    # ---- strongly connected components of the part reachable from the initial
+    # state, numbered in the order Tarjan's algorithm completes them; a state is
+    # reachable iff it gets a component
+    comp = _filled(-1, n)
+    ncomp = 0
+    # Transitions that all go forward or stay (generated chains and DAGs): the
+    # components are single states and Tarjan's order is the depth-first
+    # postorder, found without low links.
+    forward = all(map(le, src, dst))
+    if n and forward:
+        seen = bytearray(n)
+        ptr = start[:-1]
         work = [init]
+        seen[init] = 1
         while work:
             v = work[-1]
             k = ptr[v]
-            if k < start[v + 1]:
-                ptr[v] = k + 1
+            end = start[v + 1]
+            while k < end:
                 w = adj[k]
-                if index[w] == -1:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack[w] = True
-                    work.append(w)
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-                continue
-            work.pop()
-            lv = low[v]
-            if work:
-                u = work[-1]
-                if lv < low[u]:
-                    low[u] = lv
-            if lv == index[v]:
-                while True:
-                    w = stack.pop()
-                    on_stack[w] = False
-                    comp[w] = ncomp
-                    if w == v:
-                        break
-                comp_order.append(ncomp)
+                k += 1
+                if not seen[w]:
+                    break
+            else:
+                work.pop()
+                comp[v] = ncomp
                 ncomp += 1
-    ncomp = len(comp_order)
+                continue
+            ptr[v] = k
+            seen[w] = 1
+            work.append(w)
+        del seen, ptr, work
+        reached_all = ncomp == n
+    elif n:
+        index = _filled(-1, n)
+        low = _filled(0, n)
+        on_stack = bytearray(n)
+        ptr = start[:-1]                     # next out-edge to explore, per state
+        stack: list[int] = [init]
+        work = [init]
+        index[init] = low[init] = 0
+        on_stack[init] = 1
+        counter = 1
+        while work:
+            v = work[-1]
+            k = ptr[v]
+            end = start[v + 1]
+            lv = low[v]
+            while k < end:
+                w = adj[k]
+                k += 1
+                iw = index[w]
+                if iw < 0:
+                    break
+                if iw < lv and on_stack[w]:
+                    lv = iw
+            else:
+                # every out-edge of v is explored: v is finished
+                work.pop()
+                if work:
+                    u = work[-1]
+                    if lv < low[u]:
+                        low[u] = lv
+                if lv == index[v]:
+                    while True:
+                        w = stack.pop()
+                        on_stack[w] = 0
+                        comp[w] = ncomp
+                        if w == v:
+                            break
+                    ncomp += 1
+                else:
+                    low[v] = lv
+                continue
+            ptr[v] = k
+            low[v] = lv
+            index[w] = low[w] = counter
+            counter += 1
+            stack.append(w)
+            on_stack[w] = 1
+            work.append(w)
+        reached_all = counter == n
+        del index, low, on_stack, ptr, stack, work
+    else:
+        reached_all = True
+    comp_of = comp.__getitem__
 
     # ---- per-component facts from internal (cycle) edges
-    c_store = [-1] * ncomp       # an internal assignment edge
-    c_cmp = [-1] * ncomp         # an internal comparison edge
-    c_cmp2 = [-1] * ncomp        # another one (a leaking cycle needs a comparison after the store)
-    c_ge = [-1] * ncomp
-    c_lt = [-1] * ncomp
-    c_disc = [-1] * ncomp
-    on_cycle = [False] * m
-    for e in range(m):
-        s = src[e]
-        if not reachable[s]:
-            continue
-        c = comp[s]
-        if c != comp[dst[e]]:
-            continue
-        on_cycle[e] = True
-        g = guard[e]
-        if store[e] and c_store[c] < 0:
-            c_store[c] = e
-        if g != TRUE:
-            if g == GE:
-                if c_ge[c] < 0:
-                    c_ge[c] = e
-            elif c_lt[c] < 0:
-                c_lt[c] = e
-            if c_cmp[c] < 0:
-                c_cmp[c] = e
-            elif c_cmp2[c] < 0:
-                c_cmp2[c] = e
-        if out_real[e] and is_input[s] and c_disc[c] < 0:
-            c_disc[c] = e
+    if forward:                              # only loops lie on cycles
+        cs = None
+        on_cycle_mask = bytes(map(eq, src, dst))
+        if not reached_all:
+            on_cycle_mask = bytes(map(and_, on_cycle_mask, map(le, repeat(0, m), map(comp_of, src))))
+    else:
+        cs = array("i", map(comp_of, src))   # component of each transition's source (-1 unreachable)
+        cd = array("i", map(comp_of, dst))
+        on_cycle_mask = bytes(map(and_, map(eq, cs, cd), map(le, repeat(0, m), cs)))
 
-    comp_size = [0] * ncomp
-    for q in range(n):
-        if comp[q] >= 0:
-            comp_size[comp[q]] += 1
-    hubs: dict[int, tuple[int, list[int], list[int]]] = {}
-    rev: list[tuple[list[int], list[int]]] = []
+    def comps_of(edges) -> map:
+        """The component of each edge's source."""
+        return map(cs.__getitem__, edges) if cs is not None else map(comp_of, map(src.__getitem__, edges))
+
+    internal = list(compress(range(m), on_cycle_mask))
+
+    def firsts(mask: bytes) -> tuple[list[int], dict[int, int]]:
+        """The internal edges marked in ``mask``; the first of them per component."""
+        edges = list(compress(internal, map(mask.__getitem__, internal)))
+        return edges, dict(zip(reversed(list(comps_of(edges))), reversed(edges)))
+
+    _, c_store = firsts(code.translate(_STORE))
+    cmp_edges, c_cmp = firsts(code.translate(_COMPARES))
+    rest = list(filterfalse(set(c_cmp.values()).__contains__, cmp_edges))
+    c_cmp2 = dict(zip(reversed(list(comps_of(rest))), reversed(rest)))   # a second comparison
+    del cmp_edges, rest
+    _, c_ge = firsts(code.translate(_IS_GE))
+    _, c_lt = firsts(code.translate(_IS_LT))
+    real = code.translate(_OUT_REAL)
+    disclosing = [e for e in internal if real[e] and is_input[src[e]]]
+    c_disc = dict(zip(reversed(list(comps_of(disclosing))), reversed(disclosing)))
+    del real, disclosing
+
+    comp_sizes: list = []
+
+    def comp_size(c: int) -> int:
+        if not comp_sizes:
+            comp_sizes.append(Counter(comp))
+        return comp_sizes[0][c]
+
+    hubs: dict[int, tuple[int, array, array]] = {}
+    rev: list[tuple[array, array]] = []
 
     def hub_trees(c: int, a: int):
         """For a large component: BFS trees from and to one hub state, built once,
@@ -270,35 +382,32 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         if c not in hubs:
             if not rev:
                 # reverse CSR of the edges inside components
-                rstart = [0] * (n + 1)
-                inside = [e for e in range(m) if comp[src[e]] == comp[dst[e]] >= 0]
-                for e in inside:
+                rstart = _filled(0, n + 1)
+                for e in internal:
                     rstart[dst[e] + 1] += 1
                 for v in range(n):
                     rstart[v + 1] += rstart[v]
                 rfill = rstart[:-1]
-                rorder = [0] * len(inside)
-                for e in inside:
+                rorder = _filled(0, len(internal))
+                for e in internal:
                     t = dst[e]
                     rorder[rfill[t]] = e
                     rfill[t] += 1
                 rev.append((rstart, rorder))
             rstart, rorder = rev[0]
-            fwd = [-2] * n
+            fwd = _filled(-2, n)
             fwd[a] = -1
-            queue = deque([a])
-            while queue:
-                v = queue.popleft()
+            queue = [a]
+            for v in queue:
                 for k in range(start[v], start[v + 1]):
                     w = adj[k]
                     if fwd[w] == -2 and comp[w] == c:
                         fwd[w] = order[k]
                         queue.append(w)
-            bwd = [-2] * n
+            bwd = _filled(-2, n)
             bwd[a] = -1
-            queue = deque([a])
-            while queue:
-                v = queue.popleft()
+            queue = [a]
+            for v in queue:
                 for k in range(rstart[v], rstart[v + 1]):
                     e = rorder[k]
                     w = src[e]
@@ -313,7 +422,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         components of up to HUB_THRESHOLD states, else one through the component's hub."""
         if a == b:
             return []
-        if comp_size[c] > HUB_THRESHOLD:
+        if comp_size(c) > HUB_THRESHOLD:
             hub, fwd, bwd = hub_trees(c, a)
             out = []
             v = a
@@ -333,9 +442,9 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         while queue:
             v = queue.popleft()
             for k in range(start[v], start[v + 1]):
-                e = order[k]
-                w = dst[e]
+                w = adj[k]
                 if comp[w] == c and w not in parent:
+                    e = order[k]
                     parent[w] = e
                     if w == b:
                         path = []
@@ -369,15 +478,15 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             return True
         return False
 
-    def add(v: Violation) -> None:
+    def record(v: Violation) -> None:
         counts[v.kind] = counts.get(v.kind, 0) + 1
         violations.append(v)
 
     # ---- DP001 leaking cycles, DP003 disclosing cycles
-    for c in range(ncomp):
-        if c_store[c] >= 0 and c_cmp[c] >= 0 and not full(LEAKING_CYCLE):
+    for c in sorted(c_store.keys() & c_cmp.keys()):
+        if not full(LEAKING_CYCLE):
             e1 = c_store[c]
-            e2 = c_cmp[c] if c_cmp[c] != e1 else c_cmp2[c]
+            e2 = c_cmp[c] if c_cmp[c] != e1 else c_cmp2.get(c, -1)
             if e2 >= 0:
                 cyc = [e1] + path_within(dst[e1], src[e2], c) + [e2] + path_within(dst[e2], src[e1], c)
             else:
@@ -385,44 +494,50 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
                 # compares with the value stored on the first turn
                 e2 = e1
                 cyc = cycle_through(e1) * 2
-            add(Violation(LEAKING_CYCLE, prefix=prefix_to(src[e1]), cycle=cyc, store=e1, compare=e2))
-    for c in range(ncomp):
-        if c_disc[c] >= 0 and not full(DISCLOSING_CYCLE):
+            record(Violation(LEAKING_CYCLE, prefix=prefix_to(src[e1]), cycle=cyc, store=e1, compare=e2))
+    for c in sorted(c_disc):
+        if not full(DISCLOSING_CYCLE):
             e = c_disc[c]
-            add(Violation(DISCLOSING_CYCLE, prefix=prefix_to(src[e]), cycle=cycle_through(e), disclose=e))
+            record(Violation(DISCLOSING_CYCLE, prefix=prefix_to(src[e]), cycle=cycle_through(e), disclose=e))
 
-    on_g = [reachable[q] and c_ge[comp[q]] >= 0 for q in range(n)]
-    on_l = [reachable[q] and c_lt[comp[q]] >= 0 for q in range(n)]
-    ag_ok = [(not store[e]) or guard[e] == GE for e in range(m)]
-    al_ok = [(not store[e]) or guard[e] == LT for e in range(m)]
+    on_g = bytes(map(set(c_ge).__contains__, comp)) if c_ge else bytes(n)   # the state lies on a G-cycle
+    on_l = bytes(map(set(c_lt).__contains__, comp)) if c_lt else bytes(n)   # ... on an L-cycle
+    ag_ok = in_csr(code.translate(_AG_OK))               # in CSR order
+    al_ok = in_csr(code.translate(_AL_OK))
 
-    def bfs(roots: list[tuple[int, int]], ok: list[bool]):
-        """Multi-source BFS over admissible edges.
+    def bfs(roots, tags, ok: bytes):
+        """Multi-source BFS over admissible edges (``ok`` in CSR order).
 
-        roots are (state, tag) pairs; returns parent edge per state
-        (-1 at a root, -2 unreached) and the tag each state was reached from.
-        """
-        parent = [-2] * n
-        tag = [-1] * n
-        queue = deque()
-        for q, t in roots:
-            if parent[q] == -2:
-                parent[q] = -1
-                tag[q] = t
-                queue.append(q)
-        while queue:
-            v = queue.popleft()
+        ``roots`` are states with their ``tags``, or a mask of states that
+        are their own tags.  Returns the parent edge per state (-1 at a root,
+        -2 unreached) and the tag of the root each state was reached from."""
+        if isinstance(roots, bytes):
+            parent = array("i", map(add, repeat(-2, n), roots))
+            tag = array("i", map(sub, map(mul, range(n), roots), map(xor, roots, repeat(1, n))))
+            queue = list(compress(range(n), roots))
+        else:
+            parent = _filled(-2, n)
+            tag = _filled(-1, n)
+            queue = []
+            for q, t in zip(roots, tags):
+                if parent[q] == -2:
+                    parent[q] = -1
+                    tag[q] = t
+                    queue.append(q)
+        for v in queue:
             tv = tag[v]
             for k in range(start[v], start[v + 1]):
-                e = order[k]
-                if not ok[e]:
-                    continue
-                w = dst[e]
-                if parent[w] == -2:
-                    parent[w] = e
-                    tag[w] = tv
-                    queue.append(w)
+                if ok[k]:
+                    w = adj[k]
+                    if parent[w] == -2:
+                        parent[w] = order[k]
+                        tag[w] = tv
+                        queue.append(w)
         return parent, tag
+
+    def reached(parent: array, among: bytes) -> list[int]:
+        """The states marked in ``among`` that a search reached, in increasing order."""
+        return list(compress(range(n), map(and_, among, map(ne, parent, repeat(-2, n)))))
 
     reported_pairs: set[tuple[int, int]] = set()
     for first_is_l in (True, False):
@@ -430,14 +545,14 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         ok = ag_ok if first_is_l else al_ok
         first_edge = c_lt if first_is_l else c_ge
         second_edge = c_ge if first_is_l else c_lt
-        roots = [(q, q) for q in range(n) if first_on[q]]
-        if not roots:
-            continue
-        parent, tag = bfs(roots, ok)
+        outputs_compared = code.translate(_GE_INS if first_is_l else _LT_INS)
+        if not any(first_on) or not (any(second_on) or any(outputs_compared)):
+            continue                         # nothing the search could find
+        parent, tag = bfs(first_on, None, ok)
         # DP002: a state of a second-kind cycle reached from a first-kind cycle.
         seen_comp: set[int] = set()
-        for q in range(n):
-            if parent[q] == -2 or not second_on[q] or comp[q] in seen_comp:
+        for q in reached(parent, second_on):
+            if comp[q] in seen_comp:
                 continue
             seen_comp.add(comp[q])
             root = tag[q]
@@ -446,19 +561,18 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
                 continue
             reported_pairs.add(key)
             path = trace(parent, q)
-            add(Violation(LEAKING_PAIR, prefix=prefix_to(root),
+            record(Violation(LEAKING_PAIR, prefix=prefix_to(root),
                           cycle=cycle_at(root, first_edge[comp[root]]), path=path,
                           cycle2=cycle_at(q, second_edge[comp[q]]), first_is_l=first_is_l,
                           via="AG" if first_is_l else "AL"))
         # DP004 (c): from an L-cycle (G-cycle) along an AG-path (AL-path) to a
         # transition with guard >= (<) that outputs insample.
-        want = GE if first_is_l else LT
-        for e in range(m):
-            if guard[e] != want or not out_ins[e] or parent[src[e]] == -2 or full(VIOLATING_PATH):
+        for e in compress(range(m), outputs_compared):
+            if parent[src[e]] == -2 or full(VIOLATING_PATH):
                 continue
             root = tag[src[e]]
             rho = trace(parent, src[e]) + [e]
-            add(Violation(VIOLATING_PATH, prefix=prefix_to(root), path=rho, case="c",
+            record(Violation(VIOLATING_PATH, prefix=prefix_to(root), path=rho, case="c",
                           cycle=cycle_at(root, first_edge[comp[root]]), g_side=not first_is_l,
                           via="AG" if first_is_l else "AL"))
 
@@ -466,6 +580,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     # (AL-path) to a G-cycle (L-cycle).
     # One search per case and side: roots of different cases that start at the
     # same state must not hide each other.
+    outputs_insample = [e for e in compress(range(m), out_ins) if comp[src[e]] >= 0]
     for g_side in (True, False):
         ok = ag_ok if g_side else al_ok
         target_on = on_g if g_side else on_l
@@ -473,86 +588,93 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         bad_guard = LT if g_side else GE
         for case in ("a", "b"):
             roots = []
-            for e in range(m):
-                if not out_ins[e] or not reachable[src[e]]:
-                    continue
-                if case == "a" and store[e]:                          # tail(ρ) is AG (AL)
-                    roots.append((dst[e], e))
-                elif case == "b" and not store[e] and guard[e] == bad_guard:   # ρ is AG (AL)
-                    roots.append((dst[e], e))
+            for e in outputs_insample:
+                if case == "a" and code[e] & 4:                           # tail(ρ) is AG (AL)
+                    roots.append(e)
+                elif case == "b" and not code[e] & 4 and guard[e] == bad_guard:   # ρ is AG (AL)
+                    roots.append(e)
             if not roots:
                 continue
-            parent, tag = bfs(roots, ok)
+            parent, tag = bfs(list(map(dst.__getitem__, roots)), roots, ok)
             done_roots: set[int] = set()
-            for q in range(n):
-                if parent[q] == -2 or not target_on[q]:
-                    continue
+            for q in reached(parent, target_on):
                 e = tag[q]
                 if e in done_roots:
                     continue
                 done_roots.add(e)
                 if full(VIOLATING_PATH):
                     continue
-                add(Violation(VIOLATING_PATH, prefix=prefix_to(src[e]), path=[e] + trace(parent, q),
+                record(Violation(VIOLATING_PATH, prefix=prefix_to(src[e]), path=[e] + trace(parent, q),
                               case=case, cycle=cycle_at(q, cyc_edge[comp[q]]),
                               g_side=g_side, via="AG" if g_side else "AL"))
 
     # ---- weight: longest path in the DAG of components over critical transitions
-    critical: list[tuple[int, int]] = []
+    critical: Sequence[tuple[int, int]] = Pairs([], [])
     denom = 1
     weight = None
     heaviest: list[int] = []
     if n:
         # Costs are exact: scale every rate by the lcm of the denominators so the
-        # longest-path search adds integers.  Rates are looked up by object
-        # identity first (the lowering shares equal Fractions), which keeps a
-        # million-state automaton from hashing a million Fractions.
-        states = dipa.states
-        crit_edges = [e for e in range(m) if reachable[src[e]] and not on_cycle[e]]
-        prime_out = [ts[e].output.kind is OutKind.INSAMPLE_PRIME for e in crit_edges]
-        by_id: dict[int, Fraction] = {}
-        for e in crit_edges:
-            st = states[src[e]]
-            by_id[id(st.d)] = st.d
-            by_id[id(st.d_prime)] = st.d_prime
-        denom = 1
-        for q in {f.denominator for f in by_id.values()}:
-            denom = lcm(denom, q)
-        scaled = {k: int(f * denom) for k, f in by_id.items()}
-        icost: dict[int, int] = {}
-        for e, pr in zip(crit_edges, prime_out):
-            st = states[src[e]]
-            if not st.is_input:
-                c = scaled[id(st.d)]
-            else:
-                c = 2 * scaled[id(st.d)] + (scaled[id(st.d_prime)] if pr else 0)
-            icost[e] = c
-            critical.append((e, c))
-        # edges grouped by source component
-        by_comp: list[list[int]] = [[] for _ in range(ncomp)]
-        for e in crit_edges:
-            by_comp[comp[src[e]]].append(e)
+        # longest-path search adds integers.  Rates come in classes (equal rates
+        # share one), so a million states hash no Fraction.
+        crossing = map(ne, src, dst) if forward else map(ne, cs, cd)
+        if not reached_all:
+            crossing = map(and_, crossing, map(le, repeat(0, m), cs if cs is not None else map(comp_of, src)))
+        crit = list(compress(range(m), crossing))
+        crit_src = list(map(src.__getitem__, crit))
+        rate = cols.rate
+        used = set(map(rate.__getitem__, crit_src))
+        for k in {f.denominator for c in used for f in cols.rates[c]}:
+            denom = lcm(denom, k)
+        # cost by rate class and input flag: d (non-input), 2d (input), + d′ when
+        # an input transition outputs insample′
+        plain = [0] * (2 * len(cols.rates))
+        extra = [0] * len(cols.rates)
+        for c in used:
+            d, d2 = cols.rates[c]
+            plain[2 * c] = int(d * denom)
+            plain[2 * c + 1] = 2 * int(d * denom)
+            extra[c] = int(d2 * denom)
+        costs = list(map(plain.__getitem__, map(add, map(mul, map(rate.__getitem__, crit_src), repeat(2)),
+                                                map(is_input.__getitem__, crit_src))))
+        prime = code.translate(_OUT_PRIME)
+        for i in compress(range(len(crit)), map(prime.__getitem__, crit)):
+            q = crit_src[i]
+            if is_input[q]:
+                costs[i] += extra[rate[q]]
+        critical = Pairs(crit, costs)
+        # the components in topological order (decreasing id), each one's edges in
+        # increasing order: a stable sort by source component, unless already so
+        ccomp = list(map(comp_of, crit_src))
+        tcomp = list(map(comp_of, map(dst.__getitem__, crit)))
+        del crit_src
+        if all(map(ge, ccomp, ccomp[1:])):
+            steps = zip(ccomp, tcomp, costs, crit)
+        else:
+            sequence = sorted(range(len(crit)), key=ccomp.__getitem__, reverse=True)
+            steps = zip(map(ccomp.__getitem__, sequence), map(tcomp.__getitem__, sequence),
+                        map(costs.__getitem__, sequence), map(crit.__getitem__, sequence))
         dist = [-1] * ncomp
         best_in = [-1] * ncomp
         dist[comp[init]] = 0
-        for c in reversed(comp_order):            # topological order
-            if dist[c] < 0:
-                continue
+        for c, t, cost, e in steps:
             dc = dist[c]
-            for e in by_comp[c]:
-                t = comp[dst[e]]
-                cand = dc + icost[e]
-                if cand > dist[t]:
-                    dist[t] = cand
-                    best_in[t] = e
-        best = max(range(ncomp), key=lambda c: dist[c]) if ncomp else 0
+            if dc < 0:
+                continue
+            cand = dc + cost
+            if cand > dist[t]:
+                dist[t] = cand
+                best_in[t] = e
+        del ccomp, tcomp
+        best = max(range(ncomp), key=dist.__getitem__) if ncomp else 0
         weight = Fraction(dist[best], denom) if ncomp else Fraction(0)
         c = best
-        while best_in[c] >= 0:
+        while ncomp and best_in[c] >= 0:
             e = best_in[c]
             heaviest.append(e)
             c = comp[src[e]]
         heaviest.reverse()
 
-    return CheckResult(reachable, violations, truncated,
-                       weight if not violations else None, critical, denom, heaviest, on_cycle, comp)
+    return CheckResult(list(map(le, repeat(0, n), comp)), violations, truncated,
+                       weight if not violations else None, critical, denom, heaviest,
+                       list(map(bool, on_cycle_mask)), comp)

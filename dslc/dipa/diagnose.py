@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import not_
+
 from dslc.diagnostics.model import Diagnostic, Label, Severity
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
@@ -158,8 +161,12 @@ def truncated_note(kind: str, count: int) -> str:
 
 
 def unreachable_diagnostic(dipa: DiPA, result: CheckResult) -> Diagnostic | None:
-    unreached = [q for q, r in enumerate(result.reachable) if not r and not dipa.states[q].terminal]
-    if not unreached or dipa.kind != "automaton":
+    if dipa.kind != "automaton":
+        return None
+    unreached = list(compress(range(len(result.reachable)), map(not_, result.reachable)))
+    if not getattr(dipa, "terminal_free", False):        # a flat DiPA has no terminal state
+        unreached = [q for q in unreached if not dipa.states[q].terminal]
+    if not unreached:
         return None
     names = ", ".join(f"`{dipa.states[q].name}`" for q in unreached[:5])
     more = f" and {len(unreached) - 5} more" if len(unreached) > 5 else ""

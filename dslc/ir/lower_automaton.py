@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from array import array
 from fractions import Fraction
+from itertools import chain, compress, repeat
+from operator import add, eq, or_
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
 from dslc.diagnostics.suggest import did_you_mean
-from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, State,
+from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, OutKind, Output, State,
                           Transition, symbol, SILENT)
 from dslc.ir.claims import lower_claims
+from dslc.ir.flat_dipa import FlatDiPA, lookup
 from dslc.ir.linear import NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
 from dslc.syntax import ast
 
 
 def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagnostic]]:
+    if getattr(block, "flat", None) is not None:
+        lowered = _lower_flat(block)
+        if lowered is not None:
+            return lowered
     diags: list[Diagnostic] = []
     dipa = DiPA(block.name, span=block.name_span, kind="automaton")
     index: dict[str, int] = {}
@@ -82,6 +90,108 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
 
 
 _ZERO = Fraction(0)
+
+
+def _lower_flat(block) -> tuple[DiPA, list[Diagnostic]] | None:
+    """A block read flat (:class:`dslc.syntax.fast_automaton.FlatAutomatonBlock`)
+    lowered column by column to a :class:`FlatDiPA`: the draws, guards and
+    outputs of each distinct shape of state are evaluated once, names are
+    resolved with one dictionary.  None when anything needs a diagnostic;
+    the caller then lowers the block state by state (same code, same
+    messages)."""
+    cols = block.flat
+    n = len(cols.names)
+    if n == 0 or cols.targets is None:
+        return None
+    resolve = constant_resolver()
+    claims, claim_diags = lower_claims(block.claims, resolve)
+    if claim_diags:
+        return None
+    classes: dict[tuple[Fraction, Fraction, Fraction, Fraction], int] = {}
+    kinds: dict[tuple[Guard, Output, bool], int] = {}
+    shape_class, shape_input, shape_kinds, shape_rules, shape_rate = [], [], [], [], []
+    for shape in cols.shapes:
+        draws = shape.draws
+        if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
+            return None
+        try:
+            d, mu = _draw_params(draws[0], resolve)
+            d2, mu2 = _draw_params(draws[1], resolve) if len(draws) > 1 else (_ZERO, _ZERO)
+        except DiagnosticError:
+            return None
+        shape_class.append(classes.setdefault((d, mu, d2, mu2), len(classes)))
+        shape_input.append(1 if shape.is_input else 0)
+        ids, ts = [], []
+        for guard_decl, out_decl, store in shape.transitions:
+            problems: list[Diagnostic] = []
+            guard = _guard(guard_decl, problems)
+            if guard is None or problems:
+                return None
+            out = SILENT
+            if out_decl is not None:
+                out = {"insample": OUT_INSAMPLE, "insample'": OUT_INSAMPLE_PRIME}.get(out_decl.kind) \
+                    or symbol(out_decl.symbol or "")
+            ids.append(kinds.setdefault((guard, out, store), len(kinds)))
+            ts.append((guard, out))
+        shape_kinds.append(tuple(ids))
+        # Definition 3 (dslc/ir/validate.py) looks only at states of shapes that may break it
+        guards = [g for g, _o in ts]
+        pair_ok = len(ts) < 2 or (set(guards) == {Guard.GE, Guard.LT} and ts[0][1] != ts[1][1]
+                                  and not (ts[0][1].is_real and ts[1][1].is_real))
+        shape_rules.append(0 if pair_ok and (shape.is_input or all(g is Guard.TRUE for g in guards)) else 1)
+        shape_rate.append(1 if d == 0 or (d2 == 0 and any(o.kind is OutKind.INSAMPLE_PRIME for _g, o in ts)) else 0)
+    shape_id = cols.shape_id
+    counts = bytes(map(len, shape_kinds))
+    dst = _resolve(cols.names, cols.targets, lookup(counts, shape_id, bytes))
+    if dst is None:                           # a name declared twice (E102) or unknown (E101)
+        return None
+    cols.targets = None                       # the names of targets are not needed again
+    dipa = FlatDiPA.build(block, cols.names,
+                          lookup(shape_input, shape_id, bytes), lookup(shape_class, shape_id, array),
+                          list(classes), lookup(counts, shape_id, bytes), dst,
+                          array("i", chain.from_iterable(map(shape_kinds.__getitem__, shape_id))), list(kinds),
+                          shape_id, shape_rules, shape_rate)
+    _set_claims(dipa, claims)
+    return dipa, []
+
+
+def _resolve(names: list[str], targets: list[str], counts: bytes) -> array | None:
+    """The index of every target (transitions grouped by source, ``counts``
+    per state), or None if a name is declared twice or a target is unknown.
+    Generated chains mostly go to the state itself or to the next one: when
+    a sample says so, those are matched by position and only the rest is
+    looked up in a dictionary."""
+    n = len(names)
+    src = array("i", chain.from_iterable(map(repeat, range(n), counts)))
+    head = min(len(targets), 4096)
+    following = names[1:] + [""]              # the name of state q + 1 ("" matches no target)
+    near = sum(map(eq, targets[:head], map(names.__getitem__, src[:head]))) + \
+        sum(map(eq, targets[:head], map(following.__getitem__, src[:head])))
+    if head and near * 4 >= head * 3:
+        if len(set(names)) != n:
+            return None
+        same = bytes(map(eq, targets, map(names.__getitem__, src)))
+        succ = bytes(map(eq, targets, map(following.__getitem__, src)))
+        dst = array("i", map(add, src, succ))
+        rest = list(compress(range(len(targets)), bytes(map(or_, same, succ)).translate(_MISSED)))
+        if rest:
+            index = dict(zip(names, range(n)))
+            for e in rest:
+                q = index.get(targets[e])
+                if q is None:
+                    return None
+                dst[e] = q
+        return dst
+    index = dict(zip(names, range(n)))
+    if len(index) != n:
+        return None
+    try:
+        return array("i", map(index.__getitem__, targets))
+    except KeyError:
+        return None
+
+
+_MISSED = bytes([1]) + bytes(255)           # 0 -> 1, 1 -> 0
 
 
 def _set_claims(dipa: DiPA, claims) -> None:

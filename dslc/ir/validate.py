@@ -16,8 +16,19 @@ def _where(t: Transition):
 
 def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
-    edges = dipa.out_edges()
-    for q, out in enumerate(edges):
+    # A flat DiPA (dslc/ir/flat_dipa.py) names the states that may break a
+    # rule (a superset, found column by column); the rest are not visited.
+    narrowed = dipa.suspects() if hasattr(dipa, "suspects") else None
+    if narrowed is None:
+        edges = dipa.out_edges()
+        out_of = edges.__getitem__
+        states, rate_states = range(len(edges)), range(len(edges))
+        compares = any(t.guard is not Guard.TRUE for t in dipa.transitions)
+    else:
+        states, rate_states, compares = narrowed
+        out_of = dipa.edges_of
+    for q in states:
+        out = out_of(q)
         state = dipa.states[q]
         ts = [dipa.transitions[i] for i in out]
         by_guard: dict[Guard, list[Transition]] = {}
@@ -73,7 +84,7 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
     # initialization
     if dipa.states:
         init = dipa.initial
-        ts = [dipa.transitions[i] for i in edges[init]]
+        ts = [dipa.transitions[i] for i in out_of(init)]
         state = dipa.states[init]
         where = state.name_span or state.span
         problem = None
@@ -97,18 +108,18 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
             else:
                 diag.with_help(f"give `{state.name}` the single transition `true -> NEXT store`")
             diags.append(diag)
-    diags.extend(_rate_zero(dipa, edges))
+    diags.extend(_rate_zero(dipa, out_of, rate_states, compares))
     return diags
 
 
-def _rate_zero(dipa: DiPA, edges: list[list[int]]) -> list[Diagnostic]:
+def _rate_zero(dipa: DiPA, out_of, states, compares: bool) -> list[Diagnostic]:
     """E124: a draw with rate 0 has no distribution (its density dε/2·e^{-dε|z-μ|}
     is 0), so a step that uses it cannot run and its probabilities are
     undefined.  Allowed only where the value is never used: a draw nobody
     compares or outputs, stored only when no transition ever compares with x."""
     diags: list[Diagnostic] = []
-    compares = any(t.guard is not Guard.TRUE for t in dipa.transitions)
-    for q, out in enumerate(edges):
+    for q in states:
+        out = out_of(q)
         state = dipa.states[q]
         ts = [dipa.transitions[i] for i in out]
         if state.d == 0:

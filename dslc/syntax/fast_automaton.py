@@ -10,12 +10,31 @@ It is only a fast path: whenever it meets anything it does not recognise it
 returns ``None`` and the caller parses the block with Lark, which also owns
 every syntax error.  ``tests/test_fast_parser.py`` checks that both parsers
 give equal ASTs on random texts.
+
+Large blocks (:data:`FLAT_MIN_CHARS` characters) are first read *flat*
+(:func:`read_flat`): one regular expression per state, applied with
+``findall`` to windows of the text, yields per state its name, the names
+of its targets, and the rest of its text as a *shape* (the text between the
+names: input kind, draws, guards, outputs, stores, spacing).  Generated
+automata have a handful of distinct shapes; each is parsed once, by the
+per-state reader below, with placeholder names.  No per-state object is
+built: the result is a :class:`FlatAutomatonBlock`, whose columns the
+lowering (:mod:`dslc.ir.lower_automaton`) turns into a flat DiPA directly,
+and whose ``states`` are parsed on demand from the text, with exactly the
+spans the per-state reader gives.  The flat reader accepts a subset of what
+the per-state reader accepts (states with at most two transitions, no
+comments) and declines the rest.
 """
 
 from __future__ import annotations
 
 import re
+import weakref
+from array import array
+from bisect import bisect_right
 from fractions import Fraction
+from itertools import chain
+from operator import itemgetter
 
 from dslc import limits
 from dslc.source import SourceFile, Span
@@ -95,15 +114,30 @@ _WITH_COMMENTS = _patterns(_S_COMMENTS)
 _WITHOUT_COMMENTS = _patterns(_S_PLAIN)
 
 
-def parse_automaton_fast(source: SourceFile, start: int, end: int) -> ast.AutomatonBlock | None:
+def parse_automaton_fast(source: SourceFile, start: int, end: int,
+                         flat: bool | None = None) -> ast.AutomatonBlock | None:
+    """The block's AST, or None when the fast path declines.  With ``flat``
+    (by default for blocks of :data:`FLAT_MIN_CHARS` characters or more) the
+    flat reader is tried first."""
+    prepared = _PREPARED.get(source, {}).pop((start, end), None)
+    if prepared is not None:
+        return prepared
     r = _Reader(source, start, end)
     text = source.text
-    chunk = text[start:end]
-    r.patterns = _WITH_COMMENTS if ("//" in chunk or "/*" in chunk) else _WITHOUT_COMMENTS
+    if flat is None:
+        flat = end - start >= FLAT_MIN_CHARS
     try:
         head = r.take(_HEAD)
         name = r.take(_NAME)
+        claims = _claims(r)
         r.lit("{")
+        if flat:
+            # no comments in the body, or the flat reader declines
+            block = read_flat(source, head.start(), name, claims, r.pos, end)
+            if block is not None:
+                return block
+        comments = text.find("//", start, end) >= 0 or text.find("/*", start, end) >= 0
+        r.patterns = _WITH_COMMENTS if comments else _WITHOUT_COMMENTS
         states: list[ast.StateDecl] = []
         skip = r.patterns[2]
         while True:
@@ -119,7 +153,22 @@ def parse_automaton_fast(source: SourceFile, start: int, end: int) -> ast.Automa
     except _Fail:
         return None
     return ast.AutomatonBlock(Span(source, head.start(), close_end), name.group(), r.span(name),
-                              states=states)
+                              states=states, claims=claims)
+
+
+_CLAIM = re.compile(r"(budget|sensitivity)" + _W)
+
+
+def _claims(r: _Reader) -> list[ast.Claim]:
+    """`budget 3/2 ε`, `sensitivity 2` between the block's name and its body."""
+    claims: list[ast.Claim] = []
+    while True:
+        m = r.peek(_CLAIM)
+        if m is None:
+            return claims
+        r.pos = m.end()
+        value = _expr(r)
+        claims.append(ast.Claim(Span(r.file, m.start(), value.span.end), m.group(1), value, r.span(m)))
 
 
 def _state(r: _Reader, text: str, end: int) -> ast.StateDecl:
@@ -281,3 +330,227 @@ def _unary(r: _Reader) -> ast.Expr:
     raise _Fail
 
 
+
+
+# ------------------------------------------------------------------ the flat reader
+FLAT_MIN_CHARS = 50_000        # blocks at least this long are read flat
+WINDOW_CHARS = 1 << 14         # the text is read in windows of about this many characters
+
+_WS_CHARS = " \t\f\r\n\u00a0"
+_SEP = r"[ \t\f\r\n\u00a0;]*+"          # ';' and spaces between items (the `skip` of plain blocks)
+# A guard up to its arrow, as the per-state reader's transition pattern reads
+# it; what a shape holds is checked by that reader, so a loose pattern here
+# costs a decline at worst.
+_GUARD_ARROW = rf"(?:true{_W}|insample(?![A-Za-z0-9_'′])[^-→{{}};]*+){_S_PLAIN}(?:->|→){_S_PLAIN}"
+# What may follow a target: the per-state reader's output and store, exactly
+# (transitions need no `;` between them).
+_TAIL = (rf"(?:{_S_PLAIN}output{_W}{_S_PLAIN}(?:insample['′]|(?:insample|top|bot){_W}|⊤|⊥|\"[^\"\n]*\"|{_N}))?"
+         rf"(?:{_S_PLAIN}store{_W})?")
+# One state: its name, then the text up to its first target (or its `}`),
+# the first target, the text up to the second target (or `}`), the second
+# target, the rest up to `}`.  The last group catches anything else.
+_FLAT_STATE = re.compile(
+    rf"{_SEP}(?:state{_W}{_S_PLAIN}({_N})"
+    rf"({_S_PLAIN}(?:input|noinput){_W}[^{{}}]*+\{{{_SEP}(?:\}}|{_GUARD_ARROW}()))"
+    rf"(?(3)({_N})({_TAIL}{_SEP}(?:\}}|{_GUARD_ARROW}()))"
+    rf"(?(6)({_N})({_TAIL}{_SEP}\}})))|(.))", re.S)
+_NAME_OF = itemgetter(0)
+_TARGETS_OF = itemgetter(3, 6)
+_SHAPE_OF = itemgetter(1, 4, 7)
+_BAD_OF = itemgetter(8)
+
+
+class Shape:
+    """What states written alike share: input kind, draws, and per
+    transition guard, output and store (ASTs with spans into a template)."""
+
+    __slots__ = ("is_input", "draws", "transitions")
+
+    def __init__(self, decl: ast.StateDecl):
+        self.is_input = decl.is_input
+        self.draws = decl.draws
+        self.transitions = [(t.guard, t.output, t.store) for t in decl.transitions]
+
+
+def _shape(key: tuple[str, str, str]) -> Shape | None:
+    """Parse a shape: the state's text with every name replaced by `q`."""
+    head, middle, rest = key
+    text = "state q" + head + ("q" + middle if middle else "") + ("q" + rest if rest else "")
+    r = _Reader(SourceFile("<shape>", text), 0, len(text))
+    r.patterns = _WITHOUT_COMMENTS
+    try:
+        decl = _state(r, text, len(text))
+    except _Fail:
+        return None
+    if r.pos != len(text) or len(decl.transitions) != bool(middle) + bool(rest):
+        return None
+    return Shape(decl)
+
+
+class FlatColumns:
+    """The columns of a flat read: per state its name and shape, per
+    transition its target's name; and the offsets of the windows, from
+    which :meth:`state_decl` finds any state again."""
+
+    def __init__(self, source: SourceFile, close: int):
+        self.source = source
+        self.close = close                           # offset of the block's closing `}`
+        self.names: list[str] = []
+        self.shape_id = array("i")
+        self.shapes: list[Shape] = []
+        self.targets: list[str] | None = []          # dropped by the lowering
+        self.wstart = array("q")                     # offset where each window starts
+        self.wfirst = array("q")                     # index of each window's first state
+        self._cursor = (-1, 0)                       # (state index, offset) of the next state
+
+    def state_decl(self, k: int) -> ast.StateDecl:
+        """State k parsed by the per-state reader, with its real spans."""
+        text, close = self.source.text, self.close
+        i, pos = self._cursor
+        w = bisect_right(self.wfirst, k) - 1
+        if not (self.wfirst[w] <= i <= k):
+            i, pos = self.wfirst[w], self.wstart[w]
+        match = _FLAT_STATE.match
+        while i < k:
+            pos = match(text, pos, close).end()
+            i += 1
+        r = _Reader(self.source, pos, close)
+        r.patterns = _WITHOUT_COMMENTS
+        r.pos = r.patterns[2].match(text, pos, close).end()
+        try:
+            decl = _state(r, text, close)
+        except _Fail:
+            decl = None
+        if decl is None or decl.name != self.names[k] \
+                or len(decl.transitions) != len(self.shapes[self.shape_id[k]].transitions):
+            raise AssertionError(f"the flat and the per-state reader disagree on state {k}")
+        self._cursor = (k + 1, r.pos)
+        return decl
+
+
+class LazyStates:
+    """The states of a flat block, parsed when asked for: a sequence of
+    :class:`ast.StateDecl` (indexed ones are kept, iteration keeps none)."""
+
+    def __init__(self, columns: FlatColumns):
+        self._columns = columns
+        self._kept: dict[int, ast.StateDecl] = {}
+
+    def __len__(self) -> int:
+        return len(self._columns.names)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("state index out of range")
+        decl = self._kept.get(i)
+        if decl is None:
+            decl = self._kept[i] = self._columns.state_decl(i)
+        return decl
+
+    def __iter__(self):
+        kept, decl = self._kept, self._columns.state_decl
+        for i in range(len(self)):
+            yield kept.get(i) or decl(i)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __eq__(self, other) -> bool:
+        try:
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        except TypeError:
+            return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} states, parsed on demand>"
+
+
+# Blocks read flat by the splitter (read_block_flat), until the parser asks for them.
+_PREPARED: "weakref.WeakKeyDictionary[SourceFile, dict[tuple[int, int], FlatAutomatonBlock]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def read_block_flat(source: SourceFile, start: int, limit: int) -> int | None:
+    """For the splitter (:mod:`dslc.syntax.split`): the end of the `automaton`
+    block that starts at ``start``, when the text up to ``limit`` (the next
+    line that starts a block) is that block — a header, states that the flat
+    reader accepts, a closing `}` and whitespace — else None.
+
+    Such a text has no comment, no brace in a string and no block keyword at
+    the start of a line, so the splitter's own scan would end the block at
+    that `}` too; the block is kept for :func:`parse_automaton_fast`, which
+    thus reads the text once."""
+    text = source.text
+    end = limit
+    while end > start and text[end - 1] in _WS_CHARS:
+        end -= 1
+    if end <= start or text[end - 1] != "}" or end - start < FLAT_MIN_CHARS:
+        return None
+    r = _Reader(source, start, end)
+    try:
+        head = r.take(_HEAD)
+        name = r.take(_NAME)
+        claims = _claims(r)
+        r.lit("{")
+    except _Fail:
+        return None
+    block = read_flat(source, head.start(), name, claims, r.pos, end)
+    if block is None:
+        return None
+    _PREPARED.setdefault(source, {})[(start, end)] = block
+    return end
+
+
+class FlatAutomatonBlock(ast.AutomatonBlock):
+    """An `automaton` block read by :func:`read_flat`: ``states`` is a
+    :class:`LazyStates`; ``flat`` holds the columns for the lowering."""
+
+    flat: FlatColumns
+
+
+def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[ast.Claim],
+              body_start: int, end: int) -> FlatAutomatonBlock | None:
+    """Read the states of a block into columns, or None when anything does
+    not fit (the caller then reads it state by state)."""
+    text = source.text
+    close = end
+    while close > body_start and text[close - 1] in _WS_CHARS:
+        close -= 1
+    if close <= body_start or text[close - 1] != "}":
+        return None
+    close -= 1
+    cols = FlatColumns(source, close)
+    names, targets, shapes, shape_id = cols.names, cols.targets, cols.shapes, cols.shape_id
+    shape_map: dict[tuple[str, str, str], int] = {}
+    findall = _FLAT_STATE.findall
+    pos = body_start
+    while pos < close:
+        limits.checkpoint()
+        stop = text.find("}", pos + WINDOW_CHARS, close)
+        stop = close if stop < 0 else stop + 1
+        rows = findall(text, pos, stop)
+        if rows:
+            if any(map(_BAD_OF, rows)):
+                return None
+            cols.wstart.append(pos)
+            cols.wfirst.append(len(names))
+            names += map(_NAME_OF, rows)
+            targets += filter(None, chain.from_iterable(map(_TARGETS_OF, rows)))
+            keys = list(map(_SHAPE_OF, rows))
+            for key in set(keys).difference(shape_map):
+                shape = _shape(key)
+                if shape is None:
+                    return None
+                shape_map[key] = len(shapes)
+                shapes.append(shape)
+            shape_id.extend(map(shape_map.__getitem__, keys))
+        pos = stop
+    block = FlatAutomatonBlock(Span(source, head_start, close + 1), name.group(),
+                               Span(source, name.start(), name.end()), states=LazyStates(cols), claims=claims)
+    block.flat = cols
+    return block

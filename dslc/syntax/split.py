@@ -88,7 +88,9 @@ def split_blocks(source: SourceFile) -> tuple[list[Chunk], list[Diagnostic]]:
             name_span = source.span(header.start(2), header.end(2))
         else:
             name_span = source.span(header.start(1), header.end(1))
-        chunk = _scan_block(source, keyword, name, pos, header.end(), name_span)
+        chunk = _large_automaton(source, name, pos, header.end(), name_span) if keyword == "automaton" else None
+        if chunk is None:
+            chunk = _scan_block(source, keyword, name, pos, header.end(), name_span)
         chunks.append(chunk)
         pos = chunk.end
     return chunks, diags
@@ -116,6 +118,19 @@ def _misspelled_header(text: str, pos: int) -> re.Match | None:
 def _next_block_start(text: str, pos: int) -> int:
     m = re.compile(rf"\n(?={_KW}\b)").search(text, pos)
     return m.start() + 1 if m else len(text)
+
+
+def _large_automaton(source: SourceFile, name: str | None, start: int, pos: int,
+                     name_span: Span) -> Chunk | None:
+    """A large `automaton` block that the flat reader reads up to the next
+    block (dslc/syntax/fast_automaton.py): its extent without a scan of every
+    brace, and its columns read once."""
+    from dslc.syntax.fast_automaton import FLAT_MIN_CHARS, read_block_flat
+    limit = _next_block_start(source.text, pos)
+    if limit - start < FLAT_MIN_CHARS:
+        return None
+    end = read_block_flat(source, start, limit)
+    return None if end is None else Chunk("automaton", name, start, end, name_span)
 
 
 def _scan_block(source: SourceFile, keyword: str, name: str | None,
