@@ -12,23 +12,28 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import VisitError
-
 from dslc import limits
 from dslc.diagnostics.model import DiagnosticError, error
 from dslc.source import SourceFile, Span
-from dslc.syntax import ast, recover
+from dslc.syntax import ast
+
+# Lark is imported on first use (_parser): `dslc check` on automata that the
+# fast path reads never loads it.  Token is lark.Token from then on.
+Token = None
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent.parent / "grammar" / "dp.lark"
 _PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "dp.lark"
 
 from dslc.kinds import START_RULES  # noqa: E402  (keyword -> start rule, from the table of kinds)
-from dslc.syntax.chain import ChainBuilder  # noqa: E402
-from dslc.syntax.hmm import MarkovBuilderMixin  # noqa: E402
 
-# The builders of the other kinds' rules, mixed into the one transformer.
-_TRANSFORMERS: list[type] = [MarkovBuilderMixin, ChainBuilder]
+
+def _transformers() -> list[type]:
+    """The builders of the other kinds' rules, mixed into the one transformer."""
+    from dslc.syntax.chain import ChainBuilder
+    from dslc.syntax.hmm import MarkovBuilderMixin
+    return [MarkovBuilderMixin, ChainBuilder]
+
+
 # Automaton blocks larger than this are first tried with the regex fast path
 # (dslc/syntax/fast_automaton.py), which builds the same AST much faster.
 FAST_PATH_MIN_CHARS = 0
@@ -128,8 +133,9 @@ def describe_token(token: Token) -> str:
 
 
 # ------------------------------------------------------------------ transformer
-class _Builder(Transformer):
-    """Builds AST nodes during LALR reductions (no parse tree is kept).
+class _Builder:
+    """Builds AST nodes during LALR reductions (no parse tree is kept); mixed
+    with lark's Transformer by :func:`_parser`.
 
     The parser keeps all tokens (``keep_all_tokens``), so a node's span runs
     from its first token to its last, punctuation included.
@@ -371,7 +377,11 @@ def _grammar_hash() -> str:
 
 @lru_cache(maxsize=None)
 def _parser() -> tuple[Lark, _Builder]:
-    builder_cls = type("Builder", tuple(_TRANSFORMERS) + (_Builder,), {})
+    global Token
+    from lark import Lark, Transformer
+    from lark import Token as _Token
+    Token = _Token
+    builder_cls = type("Builder", tuple(_transformers()) + (_Builder, Transformer), {})
     builder = builder_cls()
     parser = Lark(grammar_text(), parser="lalr", lexer="contextual",
                   start=sorted(set(START_RULES.values())),
@@ -394,6 +404,9 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
         block = parse_automaton_fast(source, start, end)
         if block is not None:
             return _with_warnings(block, source, start, end)
+    from lark.exceptions import VisitError
+
+    from dslc.syntax import recover
     try:
         with _PARSE_LOCK:
             parser, builder = _parser()
