@@ -9,13 +9,14 @@ import os
 import re
 import sys
 from fractions import Fraction
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from dslc import limits
-from dslc.commands.common import timeout_arg
 from dslc.pipeline import Options, check_paths
 from dslc.results import exit_status
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMATS = ("text", "json", "gcc", "sarif")
 
@@ -47,6 +48,15 @@ def add_parser(sub) -> None:
                    help="colour in text output (NO_COLOR is honoured)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
     p.set_defaults(func=run)
+
+
+def timeout_arg(text: str) -> float:
+    """argparse type of ``--timeout``: positive and finite seconds (as
+    :func:`dslc.commands.common.timeout_arg`, whose imports a check does not need)."""
+    try:
+        return limits.parse_timeout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def max_d_arg(text: str) -> Fraction:
@@ -81,10 +91,26 @@ _RATIONAL = re.compile(r"^\+?(\d+(\.\d*)?|\.\d+)(/\d+)?$")
 
 
 def console(color: str, stream=None) -> Console:
+    from rich.console import Console
     no_color = color == "never" or (color == "auto" and os.environ.get("NO_COLOR"))
     return Console(file=stream or sys.stdout, highlight=False, soft_wrap=True,
                    no_color=bool(no_color), force_terminal=True if color == "always" else None,
                    emoji=False, markup=False)
+
+
+def styled(color: str, stream) -> bool:
+    """Whether text output gets colour (else it is written as plain text,
+    without loading rich): as rich's console decides for ``console(color)``."""
+    if color == "always":
+        return True
+    if color == "never" or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def run(args) -> int:
@@ -110,5 +136,8 @@ def run(args) -> int:
         sys.stdout.write(render_sarif(files) + "\n")
     else:
         from dslc.diagnostics.render.text import render_results
-        console(args.color).print(render_results(files, explain=args.explain), end="")
+        if styled(args.color, sys.stdout):
+            console(args.color).print(render_results(files, explain=args.explain), end="")
+        else:
+            sys.stdout.write(render_results(files, explain=args.explain, styled=False).plain)
     return exit_status(files)

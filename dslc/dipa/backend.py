@@ -21,7 +21,6 @@ from dslc.dipa.diagnose import (critical_json, explain_labels, truncated_note, u
                                 violation_diagnostic)
 from dslc.ir.dipa import DiPA
 from dslc.ir.lower_automaton import lower_automaton
-from dslc.ir.lower_mechanism import lower_mechanism
 from dslc.ir.validate import validate_dipa
 from dslc.numbers import fmt_fraction
 from dslc.results import BlockResult, Verdict
@@ -32,6 +31,7 @@ def lower(block: ast.Block) -> tuple[DiPA | None, list]:
     if isinstance(block, ast.AutomatonBlock):
         dipa, diags = lower_automaton(block)
     else:
+        from dslc.ir.lower_mechanism import lower_mechanism     # imported for mechanisms only
         try:
             dipa, diags = lower_mechanism(block)
         except DiagnosticError as exc:

@@ -108,6 +108,54 @@ class Pairs:
         return f"Pairs({list(self)!r})"
 
 
+class Heaviest:
+    """The critical transitions of a heaviest path, in order: followed back
+    from the component where the longest path ends, on first use (a chain of
+    a million states has a path of a million transitions, which a plain
+    verdict never prints).  Behaves as a read-only list."""
+
+    def __init__(self, best_in: list[int], end: int, comp_of_source):
+        self._args = (best_in, end, comp_of_source)
+        self._path: list[int] | None = None
+
+    @property
+    def path(self) -> list[int]:
+        if self._path is None:
+            best_in, c, comp_of_source = self._args
+            path = []
+            while c >= 0 and best_in[c] >= 0:
+                e = best_in[c]
+                path.append(e)
+                c = comp_of_source(e)
+            path.reverse()
+            self._path, self._args = path, None
+        return self._path
+
+    def __iter__(self):
+        return iter(self.path)
+
+    def __len__(self) -> int:
+        return len(self.path)
+
+    def __getitem__(self, i):
+        return self.path[i]
+
+    def __contains__(self, e) -> bool:
+        return e in self.path
+
+    def __bool__(self) -> bool:
+        return bool(self.path)
+
+    def __eq__(self, other) -> bool:
+        try:
+            return self.path == list(other)
+        except TypeError:
+            return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(self.path)
+
+
 @dataclass
 class CheckResult:
     reachable: list[bool]
@@ -116,8 +164,8 @@ class CheckResult:
     weight: Fraction | None                   # wt(A) when well-formed
     critical_scaled: Sequence[tuple[int, int]]   # reachable critical transitions, cost × cost_denominator
     cost_denominator: int
-    heaviest: list[int]                       # critical transitions on a heaviest path
-    on_cycle: list[bool]                      # per transition (reachable part)
+    heaviest: Sequence[int]                   # critical transitions on a heaviest path
+    on_cycle: Sequence[int]                   # per transition (reachable part): 1 on a cycle, else 0
     # per state: its strongly connected component (-1 unreachable); ids in Tarjan's
     # completion order, so every critical transition goes to a smaller id
     component: Sequence[int] = field(default_factory=list)
@@ -612,7 +660,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     critical: Sequence[tuple[int, int]] = Pairs([], [])
     denom = 1
     weight = None
-    heaviest: list[int] = []
+    heaviest: Sequence[int] = []
     if n:
         # Costs are exact: scale every rate by the lcm of the denominators so the
         # longest-path search adds integers.  Rates come in classes (equal rates
@@ -666,15 +714,10 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
                 dist[t] = cand
                 best_in[t] = e
         del ccomp, tcomp
-        best = max(range(ncomp), key=dist.__getitem__) if ncomp else 0
+        best = max(range(ncomp), key=dist.__getitem__) if ncomp else -1
         weight = Fraction(dist[best], denom) if ncomp else Fraction(0)
-        c = best
-        while ncomp and best_in[c] >= 0:
-            e = best_in[c]
-            heaviest.append(e)
-            c = comp[src[e]]
-        heaviest.reverse()
+        heaviest = Heaviest(best_in, best, lambda e: comp[src[e]])
 
     return CheckResult(list(map(le, repeat(0, n), comp)), violations, truncated,
                        weight if not violations else None, critical, denom, heaviest,
-                       list(map(bool, on_cycle_mask)), comp)
+                       on_cycle_mask, comp)

@@ -33,6 +33,7 @@ import weakref
 from array import array
 from bisect import bisect_right
 from fractions import Fraction
+from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
 
@@ -110,7 +111,7 @@ def _patterns(_S: str) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
     return head, trans, skip
 
 
-_WITH_COMMENTS = _patterns(_S_COMMENTS)
+_with_comments = lru_cache(maxsize=None)(lambda: _patterns(_S_COMMENTS))     # compiled when first needed
 _WITHOUT_COMMENTS = _patterns(_S_PLAIN)
 
 
@@ -137,7 +138,7 @@ def parse_automaton_fast(source: SourceFile, start: int, end: int,
             if block is not None:
                 return block
         comments = text.find("//", start, end) >= 0 or text.find("/*", start, end) >= 0
-        r.patterns = _WITH_COMMENTS if comments else _WITHOUT_COMMENTS
+        r.patterns = _with_comments() if comments else _WITHOUT_COMMENTS
         states: list[ast.StateDecl] = []
         skip = r.patterns[2]
         while True:
@@ -349,11 +350,12 @@ _TAIL = (rf"(?:{_S_PLAIN}output{_W}{_S_PLAIN}(?:insample['′]|(?:insample|top|b
 # One state: its name, then the text up to its first target (or its `}`),
 # the first target, the text up to the second target (or `}`), the second
 # target, the rest up to `}`.  The last group catches anything else.
-_FLAT_STATE = re.compile(
+_FLAT_STATE = (
     rf"{_SEP}(?:state{_W}{_S_PLAIN}({_N})"
     rf"({_S_PLAIN}(?:input|noinput){_W}[^{{}}]*+\{{{_SEP}(?:\}}|{_GUARD_ARROW}()))"
     rf"(?(3)({_N})({_TAIL}{_SEP}(?:\}}|{_GUARD_ARROW}()))"
-    rf"(?(6)({_N})({_TAIL}{_SEP}\}})))|(.))", re.S)
+    rf"(?(6)({_N})({_TAIL}{_SEP}\}})))|(.))")
+_flat_state = lru_cache(maxsize=None)(lambda: re.compile(_FLAT_STATE, re.S))   # compiled when first needed
 _NAME_OF = itemgetter(0)
 _TARGETS_OF = itemgetter(3, 6)
 _SHAPE_OF = itemgetter(1, 4, 7)
@@ -410,7 +412,7 @@ class FlatColumns:
         w = bisect_right(self.wfirst, k) - 1
         if not (self.wfirst[w] <= i <= k):
             i, pos = self.wfirst[w], self.wstart[w]
-        match = _FLAT_STATE.match
+        match = _flat_state().match
         while i < k:
             pos = match(text, pos, close).end()
             i += 1
@@ -527,7 +529,7 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
     cols = FlatColumns(source, close)
     names, targets, shapes, shape_id = cols.names, cols.targets, cols.shapes, cols.shape_id
     shape_map: dict[tuple[str, str, str], int] = {}
-    findall = _FLAT_STATE.findall
+    findall = _flat_state().findall
     pos = body_start
     while pos < close:
         limits.checkpoint()

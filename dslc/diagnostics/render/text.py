@@ -11,12 +11,46 @@ its labels, cut with `…`.
 from __future__ import annotations
 
 import textwrap
-
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from dslc.diagnostics.model import Diagnostic, Label, Severity
 from dslc.diagnostics.render.display import cells, visible
 from dslc.results import BlockResult, FileResult, Verdict
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+
+class PlainText:
+    """What the renderer uses of rich's ``Text``, without styles: output that
+    is not coloured needs neither rich's import nor its rendering."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+
+    def append(self, text: str, style=None) -> "PlainText":
+        self._parts.append(text)
+        return self
+
+    def append_text(self, other) -> "PlainText":
+        self._parts.append(other.plain)
+        return self
+
+    @property
+    def plain(self) -> str:
+        return "".join(self._parts)
+
+    def __str__(self) -> str:
+        return self.plain
+
+
+def new_text(styled: bool = True):
+    """An empty rich ``Text`` (styled) or :class:`PlainText`."""
+    if not styled:
+        return PlainText()
+    from rich.text import Text
+    return Text()
+
 
 STYLE = {
     "error": "bold red", "warning": "bold yellow", "note": "bold cyan", "help": "bold green",
@@ -58,7 +92,7 @@ def _shown(raw: str, lo: int, hi: int) -> tuple[str, int]:
 
 
 def render_diagnostic(diag: Diagnostic, out: Text | None = None, title: str | None = None) -> Text:
-    out = out if out is not None else Text()
+    out = out if out is not None else new_text()
     sev = diag.severity.value if isinstance(diag.severity, Severity) else str(diag.severity)
     head = f"{sev}[{diag.code}]" if diag.code else sev
     out.append(head, STYLE.get(sev, "bold"))
@@ -160,12 +194,12 @@ def _source_line(out: Text, file, ln: int, width: int, marks: list[tuple[int, in
     return lo, hi
 
 
-def render_block_line(block: BlockResult, path: str) -> Text:
+def render_block_line(block: BlockResult, path: str, styled: bool = True) -> Text:
     where = visible(path, one_line=True)
     if block.span is not None:
         line, col = block.span.start_line_col
         where = f"{where}:{line}:{col}"
-    out = Text()
+    out = new_text(styled)
     if block.verdict is Verdict.PRIVATE:
         out.append("✓ ", STYLE["ok"])
     elif block.verdict is Verdict.NOT_PRIVATE:
@@ -182,8 +216,10 @@ def render_block_line(block: BlockResult, path: str) -> Text:
     return out
 
 
-def render_results(files: list[FileResult], explain: bool = False) -> Text:
-    out = Text()
+def render_results(files: list[FileResult], explain: bool = False, styled: bool = True) -> Text:
+    """Every file's diagnostics and verdicts, and a count; a rich ``Text``,
+    or with ``styled=False`` a :class:`PlainText` (the same characters)."""
+    out = new_text(styled)
     counts = {v: 0 for v in Verdict}
     for f in files:
         for diag in f.diagnostics:
@@ -194,7 +230,7 @@ def render_results(files: list[FileResult], explain: bool = False) -> Text:
             for diag in block.diagnostics:
                 render_diagnostic(diag, out)
                 out.append("\n")
-            out.append_text(render_block_line(block, f.path))
+            out.append_text(render_block_line(block, f.path, styled))
             if explain and block.cost_labels:
                 upper = block.bounds.get("d_upper", block.details.get("weight", block.d))
                 why = Diagnostic("", f"why d ≤ {upper}: the critical transitions "
