@@ -44,6 +44,9 @@ def add_parser(sub) -> None:
     p.add_argument("--lower-bound-time", type=seconds_arg, default=None, metavar="SECONDS",
                    help="time for the search of a lower bound on d, per private DiPA block "
                         "(default 0.15, or 3 when a budget is above the upper bound; 0: no search)")
+    p.add_argument("--max-file-size", type=size_arg, default=limits.MAX_FILE_BYTES, metavar="SIZE",
+                   help="largest input file, in bytes or with K, M, G (default 256M; an automaton of "
+                        "10^7 states is about 1.3G)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour in text output (NO_COLOR is honoured)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
@@ -57,6 +60,15 @@ def timeout_arg(text: str) -> float:
         return limits.parse_timeout(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def size_arg(text: str) -> int:
+    """argparse type of ``--max-file-size``: a positive number of bytes, with
+    an optional K, M or G (powers of 1024)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text, re.I)
+    if m is None or int(m.group(1)) == 0:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a size such as 256M, 2G or 1000000")
+    return int(m.group(1)) * 1024 ** " KMG".index(m.group(2).upper() or " ")
 
 
 def max_d_arg(text: str) -> Fraction:
@@ -120,7 +132,8 @@ def run(args) -> int:
     gc.disable()
     options = Options(witness=args.witness, epsilon=args.epsilon, timeout=args.timeout,
                       explain=args.explain, details=args.format in ("json", "sarif"),
-                      max_d=args.max_d, lower_bound_time=args.lower_bound_time)
+                      max_d=args.max_d, lower_bound_time=args.lower_bound_time,
+                      max_file_bytes=args.max_file_size)
     from dslc.commands.progress import progress_display
     with progress_display(enabled=not args.quiet, what="checking") as show:
         files = check_paths(args.paths, options, progress=show)

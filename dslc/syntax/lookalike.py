@@ -10,6 +10,7 @@ token had been written, so the rest of the block is still checked.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -185,6 +186,9 @@ def rounded_fraction(digits: str):
 _DECIMALS = None
 
 
+_FOUR_DECIMALS = re.compile(r"\.\d{4}")    # what every W002 literal contains
+
+
 def decimal_warnings(source, start: int, end: int) -> list:
     """W002 for every decimal literal of ``source.text[start:end]`` that looks
     like a repeating decimal cut short (`0.3333`, `0.6667`): it is read
@@ -196,7 +200,7 @@ def decimal_warnings(source, start: int, end: int) -> list:
         _DECIMALS = re.compile(r"//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/|\"[^\"\n]*\"|"
                                r"(?<![A-Za-z0-9_.])(?P<num>\d*\.\d{4,})(?![A-Za-z0-9_.…])", re.S)
     text = source.text
-    if "." not in text[start:end]:
+    if _FOUR_DECIMALS.search(text, start, end) is None:      # no copy of the block, a fast scan
         return []
     out = []
     for m in _DECIMALS.finditer(text, start, end):
