@@ -10,6 +10,14 @@ from dslc.diagnostics.model import Diagnostic, error
 from dslc.ir.dipa import DiPA, Guard, OutKind, Transition
 
 
+def _who(dipa: DiPA, state) -> str:
+    """A state as its author knows it: by name in an automaton, by the line
+    where its step starts in a mechanism (whose states have no names)."""
+    if getattr(dipa, "kind", "automaton") == "mechanism" and state.span is not None:
+        return f"the step at line {state.span.file.line_col(state.span.start)[0]}"
+    return f"state `{state.name}`"
+
+
 def _where(t: Transition):
     return t.guard_span or t.span
 
@@ -37,7 +45,7 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
         # determinism
         for guard, group in by_guard.items():
             if len(group) > 1:
-                diag = error("E103", f"state `{state.name}` has {len(group)} transitions with guard `{guard.value}`",
+                diag = error("E103", f"{_who(dipa, state)} has {len(group)} transitions with guard `{guard.value}`",
                              _where(group[1]), "second transition with the same guard")
                 diag.secondary(_where(group[0]), "first one here")
                 diag.note("Definition 3 (determinism): at most one transition per guard")
@@ -45,7 +53,7 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
                 diags.append(diag)
         if Guard.TRUE in by_guard and (Guard.GE in by_guard or Guard.LT in by_guard):
             other = (by_guard.get(Guard.GE) or by_guard[Guard.LT])[0]
-            diag = error("E103", f"state `{state.name}` has a `true` transition and a comparison",
+            diag = error("E103", f"{_who(dipa, state)} has a `true` transition and a comparison",
                          _where(other), "this comparison overlaps the `true` guard")
             diag.secondary(_where(by_guard[Guard.TRUE][0]), "always enabled")
             diag.note("Definition 3 (determinism): if `true` is a guard of a state, it is the only one")
@@ -55,7 +63,7 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
         if Guard.GE in by_guard and Guard.LT in by_guard:
             ge, lt = by_guard[Guard.GE][0], by_guard[Guard.LT][0]
             if ge.output == lt.output:
-                diag = error("E104", f"both branches of state `{state.name}` output {ge.output}",
+                diag = error("E104", f"both branches of {_who(dipa, state)} output {ge.output}",
                              ge.output_span or _where(ge), "same output")
                 diag.secondary(lt.output_span or _where(lt), "as this branch")
                 diag.note("Definition 3 (output distinction): the two branches of a comparison "
@@ -63,7 +71,7 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
                 diag.with_help("output different symbols, e.g. `⊤` and `⊥`")
                 diags.append(diag)
             elif ge.output.is_real and lt.output.is_real:
-                diag = error("E104", f"both branches of state `{state.name}` output a real value",
+                diag = error("E104", f"both branches of {_who(dipa, state)} output a real value",
                              ge.output_span or _where(ge), f"outputs {ge.output}")
                 diag.secondary(lt.output_span or _where(lt), f"outputs {lt.output}")
                 diag.note("Definition 3 (output distinction): at most one branch may output a real value")
@@ -73,7 +81,7 @@ def validate_dipa(dipa: DiPA) -> list[Diagnostic]:
         if not state.is_input:
             for t in ts:
                 if t.guard is not Guard.TRUE:
-                    diag = error("E106", f"state `{state.name}` reads no input but compares with `x`",
+                    diag = error("E106", f"{_who(dipa, state)} reads no input but compares with `x`",
                                  _where(t), "comparison in a `noinput` state")
                     if state.name_span is not None and dipa.kind == "automaton":
                         diag.secondary(state.name_span, "declared `noinput` here")
@@ -137,7 +145,7 @@ def _rate_zero(dipa: DiPA, out_of, states, compares: bool) -> list[Diagnostic]:
                     why = why.replace("it", "the draw", 1)
                     message = f"this draw has rate 0, and the step {why}"
                 else:
-                    message = f"state `{state.name}` draws `insample` with rate 0 and {why}"
+                    message = f"{_who(dipa, state)} draws `insample` with rate 0 and {why}"
                 diag = error("E124", message, span, "rate 0: no distribution")
                 where = _where(use) if use.guard is not Guard.TRUE else (use.output_span or use.store_span or use.span)
                 if where is not None and where != span:
@@ -155,13 +163,13 @@ def _rate_zero(dipa: DiPA, out_of, states, compares: bool) -> list[Diagnostic]:
                                  "no distribution")
                     diag.with_help("give the draw a positive rate, e.g. `output Lap(ε/9, q)`")
                 elif state.prime_span is None:
-                    diag = error("E124", f"state `{state.name}` outputs `insample'` but declares no `Lap'`",
+                    diag = error("E124", f"{_who(dipa, state)} outputs `insample'` but declares no `Lap'`",
                                  span, "insample′ has no distribution here")
                     if state.name_span is not None and dipa.kind == "automaton":
                         diag.secondary(state.name_span, "declared without `Lap'(rate, mean)`")
                     diag.with_help(f"declare the second draw: `state {state.name} input Lap(…), Lap'(ε/9, 0) {{ … }}`")
                 else:
-                    diag = error("E124", f"state `{state.name}` outputs `insample'` drawn with rate 0",
+                    diag = error("E124", f"{_who(dipa, state)} outputs `insample'` drawn with rate 0",
                                  span, "insample′ has no distribution here")
                     diag.secondary(state.prime_span, "rate 0")
                     diag.with_help("give the second draw a positive rate, e.g. `Lap'(ε/9, 0)`")
