@@ -79,6 +79,12 @@ def _window(raw: str, marks: list[tuple[int, int]]) -> tuple[int, int]:
     while lo > 0 and first - lo < 4 * CONTEXT and cells(_clean(raw[lo - 1:first])) <= CONTEXT:
         lo -= 1
     hi = max(last, lo + 1)
+    if cells(_clean(raw[lo:hi])) > MAX_LINE - 2:
+        # a label wider than the window (a 1,000-digit number): show its start, cut with `…`
+        hi = lo + 1
+        while hi < len(raw) and cells(_clean(raw[lo:hi + 1])) <= MAX_LINE - 2:
+            hi += 1
+        return lo, hi
     while hi < len(raw) and hi - lo < 4 * MAX_LINE and cells(_clean(raw[lo:hi + 1])) <= MAX_LINE - 2:
         hi += 1
     return lo, min(hi, len(raw))
