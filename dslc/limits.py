@@ -142,7 +142,10 @@ def read_input(path: str, max_bytes: int = MAX_FILE_BYTES, what: str = "file") -
     import sys
 
     if path == "-":
-        data = sys.stdin.buffer.read(max_bytes + 1)
+        try:
+            data = sys.stdin.buffer.read(max_bytes + 1)
+        except (OSError, ValueError, AttributeError) as exc:   # closed, unreadable or no standard input
+            raise InputError(f"cannot read standard input: {exc}") from None
         if len(data) > max_bytes:
             raise InputError(f"standard input has more than {max_bytes} bytes",
                              "inputs are limited in size; split the input or raise the limit")

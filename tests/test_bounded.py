@@ -290,6 +290,7 @@ def test_wrong_witness_through_cli(monkeypatch, capsys, tmp_path):
         return q
 
     monkeypatch.setattr(pcheck.Encoder, "violation", lax)
+    monkeypatch.setattr(pcheck, "ENUM_WORK_LIMIT", 0)     # the SMT engine, not the enumeration
     code, report = run_json(capsys, str(path))
     b = blocks_of(report)["survey"]
     assert b["verdict"] == "unknown" and [d["code"] for d in b["diagnostics"]] == ["E231"]
@@ -362,12 +363,19 @@ def test_irrational_epsilon():
 
 
 def test_timeout_gives_unknown(capsys):
+    # the block's budget is spent: every phase stops with E014 (as for every block kind)
     code, report = run_json(capsys, str(EXAMPLES / "geometric.dp"), "--timeout", "0.000001")
     for b in blocks_of(report).values():
         assert b["verdict"] == "unknown"
-        assert [d["code"] for d in b["diagnostics"]] == ["E230"]
-        assert "seconds" in b["details"]
+        assert [d["code"] for d in b["diagnostics"]] == ["E014"]
     assert code == 2
+
+
+def test_solver_time_out_inside_the_budget_is_e230():
+    """The check's own limit (shorter than the block's budget) gives E230 with the time spent."""
+    model = load_model((EXAMPLES / "geometric.dp").read_text(encoding="utf-8"), "geometric_independent")
+    out = pcheck.check_model(model, 0.000001)
+    assert out.verdict == "unknown" and "time limit" in out.reason and not out.bug
 
 
 # ---------------------------------------------------------------- e^ε

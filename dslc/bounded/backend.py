@@ -11,9 +11,10 @@ import time
 
 import z3
 
+from dslc.bounded.interrupt import checkpoint, deferred_sigint
 from dslc.ir.lower_hmm import lower_markov
 from dslc.ir.hmm import MarkovModel, fmt
-from dslc.bounded.check import Outcome, check_exact, check_model, find_params
+from dslc.bounded.check import Outcome, check_exact, check_model, choose_engine, find_params
 from dslc.bounded.diagnose import (bound_text, eps_text, no_values_diagnostic, private_summary,
                                       unknown_diagnostic, violation_diagnostic)
 from dslc.syntax.hmm import MarkovBlock
@@ -25,12 +26,18 @@ DEFAULT_TIMEOUT = 60.0
 
 
 def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | None = None) -> BlockResult:
+    with deferred_sigint():          # Ctrl-C ends the check at the next safe point (exit 130)
+        return _check_markov_block(block, source, options)
+
+
+def _check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | None = None) -> BlockResult:
     options = options or {}
     timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
     # In-process options (no CLI flag): the SMT encoding ("improved" | "plain") and the
-    # engine for numeric models ("smt", the default; "dp" exact set-DP; "enum" enumeration).
-    style = options.get("pufferfish_encoding", "improved")
-    engine = options.get("pufferfish_engine", "smt")
+    # engine for numeric models ("auto", the default: the pruned enumeration when its
+    # work is small, else SMT; "smt"; "dp" exact set-DP; "enum" enumeration).
+    style = options.get("pufferfish_encoding", "improved") or "improved"
+    requested = options.get("pufferfish_engine") or options.get("engine") or "auto"
     result = BlockResult(block.name, block.kind, block.name_span, Verdict.ERROR)
     start = time.perf_counter()
     model, diags = lower_markov(block)
@@ -42,6 +49,7 @@ def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | N
     try:
         diags = prove_obligations(model, seconds=timeout)
     except ValidationTimeout:
+        checkpoint()
         outcome = Outcome("unknown", reason="the time limit was reached while proving the model well formed",
                           seconds=time.perf_counter() - start)
         return _unknown(model, result, outcome, timeout)
@@ -53,13 +61,15 @@ def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | N
         return result
     remaining = timeout - (time.perf_counter() - start)
     if remaining <= 0:
+        checkpoint()
         outcome = Outcome("unknown", reason="the time limit was reached while proving the model well formed",
                           seconds=time.perf_counter() - start)
         return _unknown(model, result, outcome, timeout)
+    engine, work = choose_engine(model, requested)
     try:
         if model.find:
             outcome = find_params(model, remaining)
-        elif engine in ("dp", "enum") and not model.symbolic_params:
+        elif engine in ("dp", "enum"):
             outcome = check_exact(model, remaining, engine)
         else:
             outcome = check_model(model, remaining, style=style)
@@ -68,7 +78,9 @@ def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | N
     result.artifacts["outcome"] = outcome
     result.extra["seconds"] = round(time.perf_counter() - start, 3)
     result.extra["queries"] = outcome.queries
-    result.extra["engine"] = "smt" if model.find or model.symbolic_params or engine not in ("dp", "enum") else engine
+    result.extra["engine"] = engine
+    if work is not None:
+        result.extra["enumeration_work"] = work
     if outcome.verdict == "private":
         result.verdict = Verdict.PRIVATE
         result.summary = private_summary(model)
@@ -94,6 +106,8 @@ def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | N
         result.summary = (f"no values of {', '.join(model.find)} make it ε = {eps_text(model)} Pufferfish "
                           f"private for k = {model.horizon}")
     else:
+        if "time limit" in outcome.reason:
+            checkpoint()
         return _unknown(model, result, outcome, timeout)
     return result
 
@@ -101,7 +115,8 @@ def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | N
 def _unknown(model: MarkovModel, result: BlockResult, outcome: Outcome, timeout: float) -> BlockResult:
     result.verdict = Verdict.UNKNOWN
     result.diagnostics.append(unknown_diagnostic(model, outcome, timeout))
-    result.summary = f"unknown after {outcome.seconds:.2f} s: {outcome.reason}"
+    result.summary = (f"unknown after {outcome.seconds:.2f} s: {outcome.reason}"
+                      if "time limit" in outcome.reason or outcome.queries else f"unknown: {outcome.reason}")
     result.extra["seconds"] = round(outcome.seconds, 3)
     return result
 

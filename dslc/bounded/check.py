@@ -32,12 +32,22 @@ from fractions import Fraction
 
 import z3
 
+from dslc import limits
+from dslc.bounded.interrupt import checkpoint
 from dslc.ir.hmm import MarkovModel, NumericModel, Poly, SecretPair
-from dslc.bounded.exact import enumerate_check, exceeds, exp_bounds, explore_check
-from dslc.bounded.smt import Encoder, Query, make_solver, poly_to_z3, rv, z3_approx, z3_value
+from dslc.bounded.exact import enumerate_check, enumeration_work, exceeds, exp_bounds, explore_check
+from dslc.bounded import isolate, smt
+from dslc.bounded.smt import (Encoder, Query, make_solver, poly_to_z3, rv, solver_gave_up, z3_approx,
+                              z3_value)
 
 BOUND_LEVELS = (64, 256, 1024)     # bits of the rational bounds of e^ε, tried in turn
 ENUM_CONFIRM_LIMIT = 20000          # re-check a found parameter set by enumeration up to this many sequences
+# The automatic engine choice for numeric models (docs/pufferfish.md §3.5): the
+# pruned enumeration is used when its work — counted exactly beforehand, in
+# elementary integer operations — is at most this (about 2 s of CPython at
+# 10^7 operations a second);
+# otherwise the SMT query.
+ENUM_WORK_LIMIT = 20_000_000
 
 
 @dataclass
@@ -77,16 +87,22 @@ class _Unknown(Exception):
 
 
 class _Budget:
+    """The time of one check: ``seconds`` from now, and never beyond the
+    block's budget (:func:`dslc.limits.current`), which z3 is given as its
+    own time-out.  When the block's budget is spent, :class:`limits.Cancelled`
+    propagates (verdict unknown, E014)."""
+
     def __init__(self, seconds: float):
         self.start = time.perf_counter()
         self.deadline = self.start + seconds
         self.queries = 0
 
     def remaining_ms(self) -> int:
+        checkpoint()
         left = self.deadline - time.perf_counter()
         if left <= 0:
             raise _Unknown("the time limit was reached")
-        return max(1, int(left * 1000))
+        return limits.current().remaining_ms(left)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
@@ -139,34 +155,59 @@ def check_model(model: MarkovModel, timeout: float = 60.0, *, style: str = "impr
     return outcome
 
 
-def _solve(query: Query, symbolic: bool, budget: _Budget):
+def _solve(query: Query, symbolic: bool, budget: _Budget, size: int = 0):
+    """(result, solver, witness): witness is (w, a) when a large query was
+    solved in a child process (:mod:`dslc.bounded.isolate`), else None."""
     solver = make_solver(query, symbolic, budget.remaining_ms())
     budget.queries += 1
+    if size > isolate.ISOLATE_TERMS and isolate.available():
+        try:
+            result, reason, witness = isolate.check(solver, query.w, query.a, budget.deadline + 1.0)
+        except isolate.Gave:
+            raise _Unknown("the time limit was reached") from None
+        if result == z3.unknown:
+            if "interrupted" in reason:
+                raise KeyboardInterrupt
+            checkpoint()
+            if "timeout" in reason or "canceled" in reason or budget.deadline <= time.perf_counter():
+                raise _Unknown("the time limit was reached")
+            raise _Unknown(f"z3 answered unknown ({reason})")
+        return result, solver, witness
     result = solver.check()
     if result == z3.unknown:
-        reason = solver.reason_unknown()
-        if "timeout" in reason or "canceled" in reason or budget.deadline <= time.perf_counter():
-            raise _Unknown("the time limit was reached")
-        raise _Unknown(f"z3 answered unknown ({reason})")
-    return result, solver
+        _gave_up(solver, budget)
+    return result, solver, None
+
+
+def _gave_up(solver: z3.Solver, budget: _Budget) -> None:
+    """z3 answered unknown: Ctrl-C → KeyboardInterrupt, the block's budget
+    spent → Cancelled, else :class:`_Unknown` with z3's reason."""
+    reason = solver_gave_up(solver)
+    if "timeout" in reason or "canceled" in reason or budget.deadline <= time.perf_counter():
+        raise _Unknown("the time limit was reached")
+    raise _Unknown(f"z3 answered unknown ({reason})")
 
 
 def _check_direction(model: MarkovModel, enc: Encoder, pair: SecretPair, left: int, right: int,
                      budget: _Budget) -> Violation | None:
+    size = enc.query_size(left, right)
+    if size > smt.MAX_QUERY_TERMS:
+        raise _Unknown(f"the SMT query would have about {size:,} terms, more than the limit of "
+                       f"{smt.MAX_QUERY_TERMS:,} (memory); lower k or the number of states")
     exact = model.epsilon.exact_bound
     for lo, hi in bound_levels(model):
-        result, solver = _solve(enc.violation(left, right, lo), enc.symbolic, budget)
+        result, solver, witness = _solve(enc.violation(left, right, lo), enc.symbolic, budget, size)
         if result == z3.unsat:
             return None
-        v = _confirm(model, enc, solver, pair, left, right, budget)
+        v = _confirm(model, enc, solver, pair, left, right, budget, witness)
         if v is not None:
             return v
         if exact is not None:
             raise _Unknown("a witness of the solver failed its exact re-check", bug=True)
         # The witness's ratio lies in (lo, e^ε]: try the upper bound.
-        result, solver = _solve(enc.violation(left, right, hi), enc.symbolic, budget)
+        result, solver, witness = _solve(enc.violation(left, right, hi), enc.symbolic, budget, size)
         if result == z3.sat:
-            v = _confirm(model, enc, solver, pair, left, right, budget)
+            v = _confirm(model, enc, solver, pair, left, right, budget, witness)
             if v is None:
                 raise _Unknown("a witness of the solver failed its exact re-check", bug=True)
             return v
@@ -175,17 +216,35 @@ def _check_direction(model: MarkovModel, enc: Encoder, pair: SecretPair, left: i
 
 
 def _confirm(model: MarkovModel, enc: Encoder, solver: z3.Solver, pair: SecretPair, left: int, right: int,
-             budget: _Budget) -> Violation | None:
+             budget: _Budget, witness: tuple | None = None) -> Violation | None:
     """Turn a model of the violation query into an exactly re-checked Violation
-    (None if the exact ratio does not exceed e^ε)."""
-    query_model = solver.model()
-    # The query the solver answered is the last one built; re-read its variables by name.
-    w = [_index(query_model, z3.Real(f"w_{t}", enc.ctx) if enc.symbolic else z3.Int(f"w_{t}", enc.ctx))
-         for t in range(model.horizon)]
-    a = []
-    if model.n_actions > 1:
-        a = [_index(query_model, z3.Real(f"a_{t}", enc.ctx) if enc.symbolic else z3.Int(f"a_{t}", enc.ctx))
-             for t in range(model.horizon - 1)]
+    (None if the exact ratio does not exceed e^ε).  ``witness`` = (w, a) when
+    the query was solved in a child process."""
+    if witness is not None:
+        w, a = list(witness[0]), list(witness[1]) if model.n_actions > 1 else []
+        query_model = None
+        if enc.symbolic:            # the parameters: fix the sequence and ask this process's solver
+            var = (lambda n: z3.Real(n, enc.ctx))
+            for t, o in enumerate(w):
+                solver.add(var(f"w_{t}") == o)
+            for t, act in enumerate(a):
+                solver.add(var(f"a_{t}") == act)
+            solver.set("timeout", budget.remaining_ms())
+            r = solver.check()
+            if r == z3.unknown:
+                _gave_up(solver, budget)
+            if r != z3.sat:
+                raise _Unknown("a witness of the solver failed its exact re-check", bug=True)
+            query_model = solver.model()
+    else:
+        query_model = solver.model()
+        # The query the solver answered is the last one built; re-read its variables by name.
+        w = [_index(query_model, z3.Real(f"w_{t}", enc.ctx) if enc.symbolic else z3.Int(f"w_{t}", enc.ctx))
+             for t in range(model.horizon)]
+        a = []
+        if model.n_actions > 1:
+            a = [_index(query_model, z3.Real(f"a_{t}", enc.ctx) if enc.symbolic else z3.Int(f"a_{t}", enc.ctx))
+                 for t in range(model.horizon - 1)]
     values = dict(enc.env)
     if enc.symbolic:
         values.update(_rational_params(model, enc, solver, query_model, w, a, budget))
@@ -276,6 +335,8 @@ def _rational_params(model: MarkovModel, enc: Encoder, solver: z3.Solver, m: z3.
             solver.set("timeout", budget.remaining_ms())
             budget.queries += 1
             r = solver.check()
+            if r == z3.unknown:
+                solver_gave_up(solver)
             if r == z3.sat:
                 chosen = cand
                 current = solver.model()
@@ -300,6 +361,7 @@ def forward_poly(model: MarkovModel, weights: dict[int, Poly], w: list[int], a: 
         if e is not None:
             alpha[s] = sub(p) * sub(e)
     for t in range(1, len(w)):
+        checkpoint()
         rows = model.trans[a[t - 1] if a else 0]
         nxt = [zero] * n
         for s in range(n):
@@ -344,8 +406,7 @@ def find_params(model: MarkovModel, timeout: float = 60.0, max_iterations: int =
                     outcome.violations = [last]
                 break
             if r == z3.unknown:
-                raise _Unknown("the time limit was reached" if "timeout" in cand.reason_unknown() or
-                               "canceled" in cand.reason_unknown() else f"z3 answered unknown ({cand.reason_unknown()})")
+                _gave_up(cand, budget)
             theta = _rational_candidate(model, cand, tvars, ctx, budget)
             verify = check_model(model, env=theta, budget=budget, stop_at_first=True)
             if verify.verdict == "private":
@@ -405,7 +466,10 @@ def _rational_candidate(model: MarkovModel, cand: z3.Solver, tvars: dict[str, z3
                 cand.add(var == rv(c, ctx))
                 cand.set("timeout", budget.remaining_ms())
                 budget.queries += 1
-                if cand.check() == z3.sat:
+                r = cand.check()
+                if r == z3.unknown:
+                    solver_gave_up(cand)
+                if r == z3.sat:
                     chosen = c
                     m = cand.model()
                     break
@@ -480,10 +544,43 @@ def explore_model(model: MarkovModel, env: dict[str, Fraction] | None = None,
     return None, widest, True
 
 
+def enumeration_estimate(model: MarkovModel, limit: int | None = None) -> int | None:
+    """The work of the pruned enumeration over every direction (exact, see
+    :func:`dslc.bounded.exact.enumeration_work`), or None when the model is
+    symbolic or the work exceeds ``limit`` (default :data:`ENUM_WORK_LIMIT`)."""
+    if limit is None:
+        limit = ENUM_WORK_LIMIT
+    if model.symbolic_params or model.find or limit <= 0:
+        return None
+    num = model.numeric({})
+    total = 0
+    for _pair, left, _right in directions(model):
+        work = enumeration_work(num, num.conditioned(model.secrets[left].states), model.horizon,
+                                limit - total)
+        if work is None:
+            return None
+        total += work
+    return total
+
+
+def choose_engine(model: MarkovModel, requested: str = "auto") -> tuple[str, int | None]:
+    """The engine for a `check` of ``model``: ``requested`` unless it is
+    "auto"; then the pruned enumeration ("enum") for numeric models whose
+    enumeration work is at most :data:`ENUM_WORK_LIMIT`, else "smt".
+    Returns (engine, estimated work or None)."""
+    if model.find or model.symbolic_params:
+        return "smt", None
+    if requested in ("smt", "dp", "enum"):
+        return requested, None
+    work = enumeration_estimate(model)
+    return ("enum" if work is not None else "smt"), work
+
+
 def check_exact(model: MarkovModel, timeout: float = 60.0, engine: str = "dp") -> Outcome:
     """Decide a numeric model without SMT: ``dp`` (exact set-DP) or ``enum``
-    (every sequence).  Same verdicts as :func:`check_model`; "unknown" when
-    the time runs out."""
+    (every sequence with a positive probability under the left side, pruned
+    depth-first enumeration).  Same verdicts as :func:`check_model`;
+    "unknown" when the time runs out."""
     start = time.perf_counter()
     deadline = start + timeout
     outcome = Outcome("private")
@@ -492,8 +589,9 @@ def check_exact(model: MarkovModel, timeout: float = 60.0, engine: str = "dp") -
         if engine == "dp":
             v, _w, complete = explore_model(model, deadline=deadline, dirs=one)
         else:
-            v, _n, complete = enumerate_model(model, deadline=deadline, dirs=one)
+            v, _n, complete = enumerate_model(model, deadline=deadline, dirs=one, prune=True)
         if not complete:
+            checkpoint()             # the block's budget spent: E014, like every block
             outcome.verdict = "unknown"
             outcome.reason = "the time limit was reached"
             continue

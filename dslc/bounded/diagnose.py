@@ -127,10 +127,16 @@ def unknown_diagnostic(model: MarkovModel, outcome: Outcome, timeout: float) -> 
         d = error("E231", f"could not decide `{model.name}`: {outcome.reason}", model.check_span,
                   "no verdict")
         d.with_help("this is a bug in dslc; please report it with this file")
-    else:
+    elif "time limit" in outcome.reason or outcome.queries:
         d = error("E230", f"could not decide `{model.name}` within {timeout:g} s: {outcome.reason}",
                   model.check_span, f"unknown after {outcome.seconds:.2f} s")
         d.with_help("raise the limit with `--timeout SECONDS`, lower `k`, or give symbolic parameters values")
+    else:                                   # refused before any query (e.g. too large to build)
+        d = error("E230", f"could not decide `{model.name}`: {outcome.reason}", model.check_span,
+                  "no verdict")
+        d.with_help("lower `k` or the number of states; nothing is claimed about this block")
+        d.data = {"seconds": round(outcome.seconds, 3), "reason": outcome.reason}
+        return d
     d.note(f"time spent: {outcome.seconds:.2f} s, {outcome.queries} solver queries")
     d.data = {"seconds": round(outcome.seconds, 3), "reason": outcome.reason}
     return d

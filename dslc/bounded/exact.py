@@ -8,10 +8,12 @@ Nothing here uses floating point.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dslc.bounded.interrupt import checkpoint
 from dslc.ir.hmm import NumericModel
 
 
@@ -90,53 +92,171 @@ class EnumResult:
 
 def enumerate_check(model: NumericModel, left: list[Fraction], right: list[Fraction], k: int,
                     c_exact: Fraction | None, eps: Fraction | None, *,
-                    prune: bool = False, deadline: float | None = None) -> EnumResult:
+                    prune: bool = False, deadline: float | None = None,
+                    max_nodes: int | None = None) -> EnumResult:
     """Visit every observation sequence of length k (and every action
     sequence of length k-1) in depth-first order, sharing the forward vectors
     of common prefixes, and return the first sequence whose probability under
     ``left`` exceeds e^ε times its probability under ``right``.
 
-    With ``prune`` a prefix of probability 0 on both sides is not extended
-    (every extension has probability 0 on both sides and cannot violate).
+    With ``prune`` a prefix of probability 0 under ``left`` is not extended:
+    every extension has probability 0 under ``left``, and 0 > e^ε·p is false
+    for every p ≥ 0, so none can violate (the answer is unchanged).
+
+    The arithmetic is exact and in integers: with D and E the common
+    denominators of the transition and emission rows and q the common
+    denominator of a side's initial vector, a prefix of length t is carried
+    as α·q·E^t·D^(t-1), an integer vector.  Both sides of a sequence share
+    the scale E^k·D^(k-1), so Pr(ω | left) > c·Pr(ω | right) is
+    Σα·q_right·c_den > c_num·Σβ·q_left, and the exact probabilities of a
+    witness are Σα / (q_left·E^k·D^(k-1)) and likewise for β.
+
+    ``max_nodes`` bounds the prefixes visited (``complete`` is then False);
+    the time budget of :mod:`dslc.limits` is checked every few hundred nodes.
     """
     start = time.perf_counter()
     n = model.n_states
-    obs = range(model.n_obs)
-    acts = range(model.n_actions)
+    n_obs = model.n_obs
+    n_act = model.n_actions
+    D = _lcm_den(p for rows in model.trans for row in rows for p in row.values())
+    E = _lcm_den(p for row in model.emit for p in row.values())
+    trans = [[sorted((s2, int(p * D)) for s2, p in row.items() if p) for row in rows] for rows in model.trans]
+    emit = [[int(model.emit[s].get(o, 0) * E) for s in range(n)] for o in range(n_obs)]
+    q_l = _lcm_den(left)
+    q_r = _lcm_den(right)
+    il = [int(x * q_l) for x in left]
+    ir = [int(x * q_r) for x in right]
+    cmp = _Comparator(c_exact, eps, q_l, q_r)
+    scale_leaf = E ** k * D ** (k - 1)
     count = 0
-    trans = model.trans
-    emit = model.emit
+    nodes = 0
+    rng_n = range(n)
 
-    def emit_vec(vec, o):
-        return [vec[s] * emit[s].get(o, 0) if vec[s] else Fraction(0) for s in range(n)]
+    def emitted(vec, em):
+        return [v * e if v and e else 0 for v, e in zip(vec, em)]
 
-    def step(vec, a):
-        return _step(trans[a], vec, n)
+    def step(vec, rows):
+        nxt = [0] * n
+        for s in rng_n:
+            v = vec[s]
+            if v:
+                for s2, p in rows[s]:
+                    nxt[s2] += v * p
+        return nxt
 
-    stack: list[tuple[list, list, list[int], list[int]]] = []
-    for o in obs:
-        stack.append((emit_vec(left, o), emit_vec(right, o), [o], []))
-    stack.reverse()
+    def result(hit):
+        return EnumResult(hit, count, time.perf_counter() - start, True)
+
+    stack: list[tuple[list[int], list[int], list[int], list[int]]] = []
+    for o in range(n_obs - 1, -1, -1):
+        stack.append((emitted(il, emit[o]), emitted(ir, emit[o]), [o], []))
     while stack:
-        if deadline is not None and time.perf_counter() > deadline:
-            return EnumResult(None, count, time.perf_counter() - start, False)
+        nodes += 1
+        if not nodes & 255:
+            checkpoint()
+            if deadline is not None and time.perf_counter() > deadline:
+                return EnumResult(None, count, time.perf_counter() - start, False)
+            if max_nodes is not None and nodes > max_nodes:
+                return EnumResult(None, count, time.perf_counter() - start, False)
         al, be, seq, aseq = stack.pop()
-        if prune and not any(al) and not any(be):
+        if prune and not any(al):
             continue
         if len(seq) == k:
             count += 1
-            pl, pr = sum(al, Fraction(0)), sum(be, Fraction(0))
-            if exceeds(pl, pr, c_exact, eps):
-                return EnumResult((seq, aseq, pl, pr), count, time.perf_counter() - start, True)
+            sl, sr = sum(al), sum(be)
+            if cmp.exceeds(sl, sr):
+                return result((seq, aseq, Fraction(sl, q_l * scale_leaf), Fraction(sr, q_r * scale_leaf)))
             continue
         children = []
-        for a in acts:
-            al2, be2 = step(al, a), step(be, a)
-            for o in obs:
-                children.append((emit_vec(al2, o), emit_vec(be2, o), seq + [o],
-                                 aseq + [a] if model.n_actions > 1 else aseq))
-        stack.extend(reversed(children))
-    return EnumResult(None, count, time.perf_counter() - start, True)
+        for a in range(n_act):
+            rows = trans[a]
+            al2, be2 = step(al, rows), step(be, rows)
+            aseq2 = aseq + [a] if n_act > 1 else aseq
+            for o in range(n_obs):
+                em = emit[o]
+                children.append((emitted(al2, em), emitted(be2, em), seq + [o], aseq2))
+        children.reverse()
+        stack.extend(children)
+    return result(None)
+
+
+def _lcm_den(values) -> int:
+    d = 1
+    for v in values:
+        den = Fraction(v).denominator
+        if den != 1:
+            d = d * den // math.gcd(d, den)
+    return d
+
+
+class _Comparator:
+    """Is Σα/q_left > e^ε·Σβ/q_right, for integer sums on a common scale?"""
+
+    def __init__(self, c_exact: Fraction | None, eps: Fraction | None, q_l: int, q_r: int):
+        self.q_l, self.q_r = q_l, q_r
+        self.c = c_exact
+        if c_exact is None:
+            assert eps is not None
+            self.eps = eps
+            self.lo, self.hi = exp_bounds(eps, 64)
+
+    def exceeds(self, sl: int, sr: int) -> bool:
+        if self.c is not None:
+            return sl * self.q_r * self.c.denominator > self.c.numerator * sr * self.q_l
+        if sr == 0:
+            return sl > 0
+        r = Fraction(sl * self.q_r, sr * self.q_l)
+        if r < self.lo:
+            return False
+        if r > self.hi:
+            return True
+        return compare_with_exp(r, self.eps) > 0
+
+
+def enumeration_work(model: NumericModel, left: list[Fraction], k: int, limit: int,
+                     max_supports: int = 4096) -> int | None:
+    """The work of :func:`enumerate_check` with ``prune`` for the side ``left``,
+    computed before running it, or None when it exceeds ``limit`` (or the
+    supports are too many to count).
+
+    A prefix is extended iff its forward vector α is not 0, and α_t(s) > 0
+    iff s is in the support set reached by the prefix (every quantity is
+    non-negative, so no sum cancels): the number of prefixes of each length
+    follows from a dynamic programme over support sets with counts — exact,
+    not an estimate.  The work is Σ over extended prefixes of
+    |actions|·(2·|row entries| + 2·|observations|·|states|) plus the leaves.
+    """
+    n, n_obs, n_act = model.n_states, model.n_obs, model.n_actions
+    succ = [[frozenset(row) for row in rows] for rows in model.trans]
+    emits = [frozenset(s for s in range(n) if model.emit[s].get(o)) for o in range(n_obs)]
+    entries = max(sum(len(row) for row in rows) for rows in model.trans)
+    per_node = n_act * (2 * entries + 2 * n_obs * n) + n
+    support = frozenset(s for s in range(n) if left[s])
+    layer: dict[frozenset, int] = {}
+    for o in range(n_obs):
+        s = support & emits[o]
+        if s:
+            layer[s] = layer.get(s, 0) + 1
+    work = n_obs * 2 * n
+    for _t in range(1, k):
+        checkpoint()
+        nodes = sum(layer.values())
+        work += nodes * per_node
+        if work > limit:
+            return None
+        nxt: dict[frozenset, int] = {}
+        for sup, cnt in layer.items():
+            for a in range(n_act):
+                reach = frozenset().union(*(succ[a][s] for s in sup))
+                for o in range(n_obs):
+                    s2 = reach & emits[o]
+                    if s2:
+                        nxt[s2] = nxt.get(s2, 0) + cnt
+            if len(nxt) > max_supports:
+                return None
+        layer = nxt
+    work += sum(layer.values()) * (n + 4)
+    return work if work <= limit else None
 
 
 def all_sequences(model: NumericModel, k: int):
@@ -193,6 +313,7 @@ def explore_check(model: NumericModel, left: list[Fraction], right: list[Fractio
     for _t in range(1, k):
         nxt_layer: dict[tuple, tuple] = {}
         for al, be, seq, aseq in layer.values():
+            checkpoint()
             if deadline is not None and time.perf_counter() > deadline:
                 return ExploreResult(None, widest, time.perf_counter() - start, False)
             for a in range(model.n_actions):
@@ -209,6 +330,7 @@ def explore_check(model: NumericModel, left: list[Fraction], right: list[Fractio
         if max_width is not None and widest > max_width:
             return ExploreResult(None, widest, time.perf_counter() - start, False)
     for al, be, seq, aseq in layer.values():
+        checkpoint()
         pl, pr = sum(al, Fraction(0)), sum(be, Fraction(0))
         if exceeds(pl, pr, c_exact, eps):
             return ExploreResult((seq, aseq, pl, pr), widest, time.perf_counter() - start, True)

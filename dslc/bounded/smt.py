@@ -37,7 +37,14 @@ from fractions import Fraction
 
 import z3
 
+from dslc import limits
+from dslc.bounded.interrupt import checkpoint
 from dslc.ir.hmm import MarkovModel, NumericModel, Poly
+
+# The largest SMT query built (terms, see Encoder.query_size): about 0.5 GB and
+# 20 s of building; beyond, the verdict is "unknown" at once (E230) rather than
+# after the time limit with gigabytes of memory.
+MAX_QUERY_TERMS = 100_000
 
 
 def rv(value: Fraction, ctx: z3.Context) -> z3.ArithRef:
@@ -103,6 +110,7 @@ class Encoder:
         self.symbolic = bool(self.free)
         self.params = {p: z3.Real(p, self.ctx) for p in self.free}
         self.numeric: NumericModel | None = None if self.symbolic else model.numeric(self.env)
+        self._consts: dict[Fraction, z3.ArithRef] = {}
 
     # -- pieces
     def constraints(self) -> list[z3.BoolRef]:
@@ -122,7 +130,11 @@ class Encoder:
         return poly_to_z3(poly, self.params, self.ctx)
 
     def _num(self, value) -> z3.ArithRef:
-        return rv(value, self.ctx)
+        value = Fraction(value)
+        expr = self._consts.get(value)
+        if expr is None:
+            expr = self._consts[value] = rv(value, self.ctx)
+        return expr
 
     def _var(self, name: str) -> z3.ArithRef:
         return z3.Real(name, self.ctx) if self.symbolic else z3.Int(name, self.ctx)
@@ -161,6 +173,38 @@ class Encoder:
         emit = [{o: sub(p) for o, p in row.items() if not sub(p).is_zero} for row in self.model.emit]
         return trans, emit
 
+    def query_size(self, left: int, right: int, k: int | None = None) -> int:
+        """An upper bound of the number of terms of :meth:`violation`'s query,
+        computed without building it (each term costs a few z3 objects, about
+        5 KB of memory and 0.2 ms in all)."""
+        k = k or self.model.horizon
+        m = self.model
+        n_act = m.n_actions
+        if self.style == "plain":
+            n = len(m.states)
+            return 2 * k * n * (n * n_act + len(m.observations))
+        trans, emit = self._rows()
+        fan_in = [0] * len(m.states)
+        for a in range(n_act):
+            for row in trans[a]:
+                for s2 in row:
+                    fan_in[s2] += 1
+        total = 0
+        for secret in (left, right):
+            if self.numeric is not None:
+                reach = {s for s in m.secrets[secret].states if self.numeric.prior[s]}
+            else:
+                reach = set(m.secret_weights(secret))
+            for _t in range(k):
+                checkpoint()
+                total += sum(fan_in[s] + len(emit[s]) + 1 for s in reach)
+                nxt = set()
+                for s in reach:
+                    for a in range(n_act):
+                        nxt.update(trans[a][s])
+                reach = nxt
+        return total
+
     def violation(self, left: int, right: int, c: Fraction, k: int | None = None) -> Query:
         """Assertions satisfiable iff some (observation, action) sequence of length k has
         Pr(ω | left) > c · Pr(ω | right)."""
@@ -182,6 +226,7 @@ class Encoder:
             # states that can have positive mass at step t
             reach = [set(init)]
             for t in range(1, k):
+                checkpoint()
                 nxt = set()
                 for s in reach[-1]:
                     for a in range(n_act):
@@ -200,14 +245,34 @@ class Encoder:
         for t in range(k - 1 if n_act > 1 else 0):
             out.append(self._index_domain(a_vars[t], list(range(n_act))))
 
+        zero = self._num(Fraction(0))
+        rows = {s: sorted(emit[s].items()) for s in range(len(emit))}
+        is_obs: dict[tuple[int, int], z3.BoolRef] = {}
+
+        def obs_is(t: int, o: int) -> z3.BoolRef:
+            cond = is_obs.get((t, o))
+            if cond is None:
+                cond = is_obs[(t, o)] = w_vars[t] == o
+            return cond
+
         def select(t: int, s: int, mass: z3.ArithRef) -> z3.ArithRef:
-            expr = self._num(Fraction(0))
-            row = sorted(emit[s].items())
+            expr = zero
+            row = rows[s]
             if len(row) == 1 and self.numeric is not None and row[0][1] == 1:
-                return z3.If(w_vars[t] == row[0][0], mass, expr)
+                return z3.If(obs_is(t, row[0][0]), mass, expr)
             for o, p in row:
-                expr = z3.If(w_vars[t] == o, self._prob(p) * mass, expr)
+                expr = z3.If(obs_is(t, o), self._prob(p) * mass, expr)
             return expr
+
+        # predecessors: pred[a][s2] = [(s, p)] sorted by s
+        pred: list[dict[int, list]] = []
+        for a in range(n_act):
+            checkpoint()
+            into: dict[int, list] = {}
+            for s, row in enumerate(trans[a]):
+                for s2, p in row.items():
+                    into.setdefault(s2, []).append((s, p))
+            pred.append(into)
 
         for tag, init, z, reach in sides:
             prev: dict[int, z3.ArithRef] = {}
@@ -218,9 +283,10 @@ class Encoder:
             for t in range(1, k):
                 cur: dict[int, z3.ArithRef] = {}
                 for s2 in sorted(reach[t]):
+                    checkpoint()
                     per_action = []
                     for a in range(n_act):
-                        terms = [self._prob(trans[a][s][s2]) * prev[s] for s in sorted(prev) if s2 in trans[a][s]]
+                        terms = [self._prob(p) * prev[s] for s, p in pred[a].get(s2, ()) if s in prev]
                         per_action.append(z3.Sum(*terms) if len(terms) > 1 else
                                           (terms[0] if terms else self._num(Fraction(0))))
                     if n_act > 1 and any(not per_action[0].eq(x) for x in per_action[1:]):
@@ -276,6 +342,7 @@ class Encoder:
             for t in range(1, k):
                 nxt = []
                 for s2 in range(n):
+                    checkpoint()
                     if n_act > 1:
                         dot = z3.Sum(*[z3.Product(alpha[s], select(a_vars[t - 1], [table(trans[a][s].get(s2))
                                                                                   for a in range(n_act)]))
@@ -296,6 +363,22 @@ class Encoder:
         else:
             out.append(sum_l * z_r > self._num(c) * sum_r * z_l)
         return Query(out, w_vars, a_vars, self.params, ctx)
+
+
+def solver_gave_up(solver: z3.Solver) -> str:
+    """After an `unknown` answer: raise KeyboardInterrupt when z3 stopped on
+    Ctrl-C (z3 catches SIGINT during a check and answers "unknown
+    (interrupted from keyboard)"), raise :class:`limits.Cancelled` when the
+    block's time budget is (all but) spent, else return z3's reason."""
+    reason = solver.reason_unknown()
+    if "interrupted" in reason:
+        raise KeyboardInterrupt
+    budget = limits.current()
+    left = budget.remaining()
+    if left is not None and left < 0.1 and ("timeout" in reason or "canceled" in reason or left <= 0):
+        raise limits.Cancelled("timeout", budget.seconds)
+    budget.check()
+    return reason
 
 
 def make_solver(query: Query, symbolic: bool, timeout_ms: int) -> z3.Solver:

@@ -14,9 +14,11 @@ import time
 
 import z3
 
+from dslc import limits
+from dslc.bounded.interrupt import checkpoint
 from dslc.diagnostics.model import Diagnostic, error
 from dslc.ir.hmm import MarkovModel, Obligation, fmt
-from dslc.bounded.smt import poly_to_z3, rv, z3_approx, z3_value
+from dslc.bounded.smt import poly_to_z3, rv, solver_gave_up, z3_approx, z3_value
 
 CODES = {"sum-one": "E205", "nonneg": "E206", "positive": "E209"}
 
@@ -26,7 +28,7 @@ class ValidationTimeout(Exception):
 
 
 def _undecided_result(s: z3.Solver, deadline: float) -> None:
-    reason = s.reason_unknown()
+    reason = solver_gave_up(s)          # Ctrl-C and the block's budget end the check here
     if "timeout" in reason or "canceled" in reason or time.perf_counter() >= deadline:
         raise ValidationTimeout(reason)
 
@@ -59,11 +61,12 @@ def prove_obligations(model: MarkovModel, seconds: float = 20.0) -> list[Diagnos
     diags: list[Diagnostic] = []
 
     def solver():
+        checkpoint()
         left = deadline - time.perf_counter()
         if left <= 0:
             raise ValidationTimeout("timeout")
         s = z3.SolverFor("QF_NRA", ctx=ctx)
-        s.set("timeout", max(1, int(left * 1000)))
+        s.set("timeout", limits.current().remaining_ms(left))
         return s
 
     # The constraints must be satisfiable.

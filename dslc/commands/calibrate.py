@@ -7,11 +7,12 @@ import sys
 
 from rich.text import Text
 
-from dslc.commands.check import console
+from dslc import limits
+from dslc.commands.check import console, timeout_arg
 from dslc.diagnostics.model import Diagnostic, error
 from dslc.diagnostics.render.json import diagnostic_json
 from dslc.diagnostics.render.text import render_diagnostic
-from dslc.pipeline import check_path
+from dslc.pipeline import Options, check_path
 from dslc.results import FileResult, Verdict
 
 
@@ -29,13 +30,20 @@ def add_parser(sub) -> None:
                    help="also list the quilts of node X_I with their max-influence and score")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    add_timeout(p)
     p.set_defaults(func=run)
+
+
+def add_timeout(p) -> None:
+    p.add_argument("--timeout", type=timeout_arg, default=limits.DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help="time allowed to each block (default 60), and again to the `--node` table; "
+                        "a block that needs longer is not calibrated (E014)")
 
 
 def run(args) -> int:
     # `dslc.correlated.backend` registers the `chain` block kind when loaded.
     import dslc.correlated.backend  # noqa: F401
-    result = check_path(args.file)
+    result = check_path(args.file, Options(timeout=args.timeout))
     blocks, problems = select_blocks(result, args.block)
     if args.format == "json":
         out = {"file": result.path,
@@ -138,20 +146,28 @@ def _block_text(b, result: FileResult, args, out: Text) -> None:
     out.append("  Scales with a logarithm are rounded up to 6 significant digits; `dslc release` adds "
                "noise with the printed scale.\n", "dim")
     if args.node is not None:
-        _node_table(cal, args.node, out)
+        _node_table(cal, args.node, out, args.timeout)
     out.append("\n")
 
 
-def node_rows(cal, node: int):
+def node_rows(cal, node: int, timeout: float | None = None):
+    """The rows of the `--node` table, or None when they take longer than
+    ``timeout`` seconds (the table is bounded like every phase)."""
     from dslc.correlated.mqm import node_quilts
     ir = cal.ir
     m = cal.mechanism("markov_quilt")
     reach = m.details.get("searched_distance", 60) if m is not None and m.applicable else 60
-    return node_quilts(ir.length, ir.epsilon, node, cal.node_tables, cal.distance_influence,
-                       max(1, reach))
+    try:
+        with limits.scope(limits.Deadline(timeout)):
+            return node_quilts(ir.length, ir.epsilon, node, cal.node_tables, cal.distance_influence,
+                               max(1, reach))
+    except limits.Cancelled as exc:
+        if exc.reason != "timeout":
+            raise
+        return None
 
 
-def _node_table(cal, node: int, out: Text) -> None:
+def _node_table(cal, node: int, out: Text, timeout: float | None = None) -> None:
     from dslc.correlated.numeric import fmt_float, fmt_q, fmt_up
     ir = cal.ir
     if not 1 <= node <= ir.length:
@@ -160,7 +176,11 @@ def _node_table(cal, node: int, out: Text) -> None:
     if cal.node_tables is None and cal.distance_influence is None:
         out.append("  --node: the exact max-influences were not computed (`method = approx`)\n")
         return
-    rows = node_rows(cal, node)
+    rows = node_rows(cal, node, timeout)
+    if rows is None:
+        out.append(f"  --node {node}: the table was not finished within the time limit of {timeout:g} s "
+                   "(raise it with `--timeout SECONDS`)\n", "bold red")
+        return
     out.append(f"  quilts of X{node} (best first):\n", "bold")
     out.append(f"    {'quilt':<16} {'X_N':<14} {'card':>6}  {'max-influence':<24} {'score':>12}\n", "bold")
     for q, ratio, exact in rows:
@@ -186,6 +206,11 @@ def _block_json(b, args) -> dict:
         if args.node is not None and 1 <= args.node <= cal.ir.length and (
                 cal.node_tables is not None or cal.distance_influence is not None):
             from dslc.correlated.numeric import fmt_q, fmt_up
+            rows = node_rows(cal, args.node, args.timeout)
+            if rows is None:
+                out["node_quilts"] = None
+                out["node_quilts_reason"] = f"not finished within the time limit of {args.timeout:g} s"
+                return out
             out["node_quilts"] = [
                 {"quilt": q.describe(), "nearby": q.nearby(), "card": q.card,
                  "max_influence_ratio": fmt_q(r) if r is not None else None,
@@ -193,5 +218,5 @@ def _block_json(b, args) -> dict:
                  "max_influence_value": None if q.influence == float("inf") else q.influence,
                  "score": (fmt_q(q.exact_score) if q.exact_score is not None
                            else (None if q.score == float("inf") else fmt_up(q.score)))}
-                for q, r, exact in node_rows(cal, args.node)]
+                for q, r, exact in rows]
     return out

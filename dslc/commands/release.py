@@ -13,12 +13,13 @@ import sys
 
 from rich.text import Text
 
-from dslc.commands.calibrate import select_blocks
+from dslc import limits
+from dslc.commands.calibrate import add_timeout, select_blocks
 from dslc.commands.check import console
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
 from dslc.diagnostics.render.json import diagnostic_json
 from dslc.diagnostics.render.text import render_diagnostic
-from dslc.pipeline import check_path
+from dslc.pipeline import Options, check_path
 from dslc.results import Verdict
 
 MECHANISMS = ("recommended", "markov_quilt", "markov_quilt_approx", "markov_quilt_combined",
@@ -44,6 +45,7 @@ def add_parser(sub) -> None:
                    help="mechanism whose noise to add (default: the recommended one)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    add_timeout(p)
     p.set_defaults(func=run)
 
 
@@ -65,7 +67,7 @@ def run(args) -> int:
     import dslc.correlated.backend  # noqa: F401  (registers the `chain` block kind)
     from dslc.correlated import release as rel
 
-    result = check_path(args.file)
+    result = check_path(args.file, Options(timeout=args.timeout))
     if result.source is None:
         return _fail(args, result.diagnostics)
     blocks, problems = select_blocks(result, args.block)
@@ -76,6 +78,11 @@ def run(args) -> int:
                                           "`--block NAME`")
                             .with_help("chain blocks: " + ", ".join(b.name for b in blocks))])
     block = blocks[0]
+    if block.verdict is Verdict.UNKNOWN:
+        return _fail(args, block.diagnostics + [
+            error("E264", f"chain block `{block.name}` could not be calibrated within the time limit; "
+                          "nothing is released", block.span, "this block")
+            .with_help("raise the limit with `--timeout SECONDS`")])
     if block.verdict is not Verdict.PRIVATE:
         return _fail(args, block.diagnostics + [
             error("E264", f"chain block `{block.name}` has errors; nothing is released", block.span,
@@ -96,10 +103,15 @@ def run(args) -> int:
                                           f"`{ir.name}`{why}", block.span, "this block")
                             .with_help(f"applicable here: {usable}")])
     try:
-        series = rel.read_series(args.data, ir, args.column, args.header)
+        with limits.scope(limits.Deadline(args.timeout)):
+            series = rel.read_series(args.data, ir, args.column, args.header, rel.MAX_DATA_BYTES)
+            values = rel.evaluate(ir, series.states)
     except DiagnosticError as exc:
         return _fail(args, exc.diagnostics)
-    values = rel.evaluate(ir, series.states)
+    except limits.Cancelled:
+        return _fail(args, [error("E014", f"the data file {args.data} was not read within the time limit "
+                                          f"of {args.timeout:g} s; nothing is released")
+                            .with_help("raise the limit with `--timeout SECONDS`")])
     rng = rel.make_rng(args.seed)
     released = rel.release(values, mech.scale_value, rng)
     labels = [s.label for s in ir.states]

@@ -25,6 +25,7 @@ from dslc.correlated.mqm import (DistanceInfluence, SearchResult, _node_ratio, s
 from dslc.correlated.numeric import U, fmt_float, fmt_q, fmt_up
 
 PER_NODE_MAX_T = 100      # exact per-node max-influences up to this length (non-stationary Θ)
+PER_NODE_WORK = 200_000   # ... and while T·k³·|Θ| (the exact matrix powers) is at most this
 
 
 @dataclass
@@ -126,7 +127,7 @@ def calibrate(ir: ChainIR) -> Calibration:
     tables: list[ModelTables] = []
     if use_exact:
         all_stationary = all(m.stationary_start for m in ir.models)
-        if not all_stationary and T <= PER_NODE_MAX_T:
+        if not all_stationary and T <= PER_NODE_MAX_T and T * ir.k ** 3 * len(ir.models) <= PER_NODE_WORK:
             node_tables = [NodeTables(m, T) for m in ir.models]
             exact_res = search_nodes(T, eps, node_tables, None)
             exact_path = "exact max-influences, every node (exact marginals)"
@@ -137,7 +138,8 @@ def calibrate(ir: ChainIR) -> Calibration:
             exact_path = ("exact max-influences per distance (stationary start: every node alike)"
                           if all_stationary else
                           "upper bounds per distance (backward ratio bounded without the marginals "
-                          "of X_i; exact per node only up to T = %d)" % PER_NODE_MAX_T)
+                          "of X_i; exact per node only up to T = %d and T·k³·|Θ| ≤ %d)"
+                          % (PER_NODE_MAX_T, PER_NODE_WORK))
             floated = [t.float_from for t in tables if t.float_from is not None]
             if floated:
                 notes.append(f"matrix powers are exact integers below distance {min(floated)}, then "

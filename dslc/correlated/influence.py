@@ -36,11 +36,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from dslc import limits
 from dslc.ir.chain import ChainModel
 from dslc.ir import chain_structure as markov
 from dslc.correlated.numeric import INF, U, log_ratio, log_ratio_float
 
 NEG = -INF
+PD_MAX_STATES = 40          # the exact definiteness test certifies s² up to this many states
+PD_BITS = 256               # the definiteness test rounds to this grid (with a certified margin)
 BIT_LIMIT = 20_000          # exact integer powers while entries have at most this many bits
 UNDERFLOW = 1e-280          # float entries below this (but not 0) stop the float path
 
@@ -135,10 +138,11 @@ class ModelTables:
     def _power(self, g: int, target: int):
         """P^g as (kind, matrix, δ, g): exact M^g while M^target stays small."""
         if target * self.bits_per_step + self.k.bit_length() <= BIT_LIMIT:
-            return ("int", markov.mat_pow_int(self.M, g), 0.0, g)
+            return ("int", _mat_pow_int(self.M, g), 0.0, g)
         result = self._identity()
         base = ("float", self.Pf, U / 2, 1)
         while g:
+            limits.checkpoint()
             if g & 1:
                 result = self._product(result, base)
             g >>= 1
@@ -158,7 +162,7 @@ class ModelTables:
             return X
         d = X[3] + Y[3]
         if X[0] == "int" and Y[0] == "int":
-            C = markov.mat_mul_int(X[1], Y[1])
+            C = _mat_mul_int(X[1], Y[1])
             if max(x.bit_length() for row in C for x in row) <= BIT_LIMIT:
                 return ("int", C, 0.0, d)
             return self._to_float(C, d)
@@ -167,7 +171,10 @@ class ModelTables:
         if X is None or Y is None:
             return None
         cols = list(zip(*Y[1]))
-        C = [[sum(a * b for a, b in zip(row, col)) for col in cols] for row in X[1]]
+        C = []
+        for row in X[1]:
+            limits.checkpoint()
+            C.append([sum(a * b for a, b in zip(row, col)) for col in cols])
         if any(0 < x < UNDERFLOW for row in C for x in row):
             return None
         return ("float", C, (1 + X[2]) * (1 + Y[2]) * (1 + self.gamma) - 1, d)
@@ -199,7 +206,13 @@ class ModelTables:
         # With exact integers and a stationary start, the backward ratio
         # P^d(u,x)·π(x′) / (P^d(u,x′)·π(x)) is formed as one exact ratio.
         pin = self.pi_int if (exact and self.stationary) else None
+        if exact:
+            # Integers: the largest ratio of each pair is found by exact
+            # cross-multiplication and only its logarithm is taken.
+            self._record_exact(d, A, lr, pin)
+            return
         for (x, y) in self.pairs:
+            limits.checkpoint()
             best = NEG
             for v in range(k):
                 if A[x][v] == 0:
@@ -233,6 +246,31 @@ class ModelTables:
         self.F[d] = F
         self.B[d] = B
 
+    def _record_exact(self, d: int, A: list[list[int]], lr, pin) -> None:
+        k = self.k
+        support = self.support
+        fwd, raw = {}, {}
+        for (x, y) in self.pairs:
+            limits.checkpoint()
+            Ax, Ay = A[x], A[y]
+            fwd[(x, y)] = _log_max_ratio([(Ax[v], Ay[v]) for v in range(k)], lr)
+            if pin is not None:
+                px, py = pin[x], pin[y]
+                raw[(x, y)] = _log_max_ratio([(A[u][x] * py, A[u][y] * px) for u in support], lr)
+            else:
+                raw[(x, y)] = _log_max_ratio([(A[u][x], A[u][y]) for u in support], lr)
+        F, B = [], []
+        for (x, y) in self.pairs:
+            F.append(fwd[(x, y)])
+            if pin is not None:
+                B.append(raw[(x, y)])
+            elif self.stationary:
+                B.append(_add(raw[(x, y)], self.lpi[(x, y)]))
+            else:
+                B.append(_add(raw[(x, y)], raw[(y, x)]))
+        self.F[d] = F
+        self.B[d] = B
+
     # -------------------------------------------------------------- exact values
     def exact_ratio(self, a: int, b: int) -> Fraction | None:
         """The exact likelihood ratio exp(e) of the quilt (a, b) for this θ
@@ -240,10 +278,11 @@ class ModelTables:
         too large to compute exactly."""
         if max(a, b) * self.bits_per_step > 8 * BIT_LIMIT:
             return None
-        Pa = markov.mat_pow_int(self.M, a) if a else None
-        Pb = markov.mat_pow_int(self.M, b) if b else None
+        Pa = _mat_pow_int(self.M, a) if a else None
+        Pb = _mat_pow_int(self.M, b) if b else None
         best: Fraction | None = Fraction(0) if self.pairs else Fraction(1)
         for (x, y) in self.pairs:
+            limits.checkpoint()
             r = Fraction(1)
             if b:
                 f = _max_ratio([(Pb[x][v], Pb[y][v]) for v in range(self.k)])
@@ -267,17 +306,32 @@ class ModelTables:
         return max(best, Fraction(1))
 
 
+def _log_max_ratio(pairs, lr) -> float:
+    """Upper bound of log max n/m over pairs of non-negative integers with
+    n > 0: ∞ when some such m is 0, −∞ when every n is 0."""
+    bn, bm = 0, 1
+    for n, m in pairs:
+        if n == 0:
+            continue
+        if m == 0:
+            return INF
+        if n * bm > bn * m:
+            bn, bm = n, m
+    return NEG if bn == 0 else lr(bn, bm)
+
+
 def _max_ratio(pairs) -> Fraction | None:
     """max n/m over pairs with n > 0; None when some m is 0 (infinite);
     0 when every n is 0."""
-    best = Fraction(0)
+    bn, bm = 0, 1                       # the best ratio so far, as a pair (no gcd per entry)
     for n, m in pairs:
         if n == 0:
             continue
         if m == 0:
             return None
-        best = max(best, Fraction(n, m))
-    return best
+        if n * bm > bn * m:
+            bn, bm = n, m
+    return Fraction(bn, bm)
 
 
 # ---------------------------------------------------------------- per node
@@ -296,11 +350,12 @@ class NodeTables:
         self.T = T
         self.marg = [None, list(model.initial)]
         for _ in range(2, T + 1):
+            limits.checkpoint()
             self.marg.append(markov.vec_mat(self.marg[-1], P))
         self.powers = [None]
         cur = [[1 if i == j else 0 for j in range(self.k)] for i in range(self.k)]
         for _ in range(1, T):
-            cur = markov.mat_mul_int(cur, self.M)
+            cur = _mat_mul_int(cur, self.M)
             self.powers.append(cur)
         self.pairs = [(x, y) for x in range(self.k) for y in range(self.k) if x != y]
         self._fwd: dict[int, list[float]] = {}
@@ -312,6 +367,7 @@ class NodeTables:
 
     def forward_exact(self, b: int) -> list[Fraction | None]:
         if b not in self._fwd_exact:
+            limits.checkpoint()
             A = self.powers[b]
             self._fwd_exact[b] = [_max_ratio([(A[x][v], A[y][v]) for v in range(self.k)])
                                   for (x, y) in self.pairs]
@@ -322,6 +378,7 @@ class NodeTables:
         p_i, p_s = self.marg[i], self.marg[i - a]
         out = []
         for (x, y) in self.pairs:
+            limits.checkpoint()
             if p_i[x] == 0 or p_i[y] == 0:
                 out.append(Fraction(0))
                 continue
@@ -378,12 +435,31 @@ class EigenGap:
         self.pi_min = min(pi)
         self.K = (1 - self.pi_min) / self.pi_min
         # Π B′ with B′ = P P* − 1π  (symmetric, exact)
-        S = [[pi[x] * pi[y] * (sum((P[x][z] * P[y][z] / pi[z] for z in range(k)), Fraction(0)) - 1)
-              for y in range(k)] for x in range(k)]
+        # S[x][y] = π_x π_y (Σ_z P_xz P_yz / π_z − 1), exactly, with P = M/d and
+        # 1/π_z = C_z / L for an integer L (the lcm of the numerators of π)
+        # and C_z = L / num(π_z)·den(π_z): the sum is one integer over d²·L.
+        M, d = markov.integer_matrix(P)
+        L = 1
+        for p in pi:
+            L = L * p.numerator // math.gcd(L, p.numerator)
+        C = [L // p.numerator * p.denominator for p in pi]
+        S = []
+        for x in range(k):
+            limits.checkpoint()
+            Mx = M[x]
+            MC = [Mx[z] * C[z] for z in range(k)]
+            row = []
+            for y in range(k):
+                My = M[y]
+                total = sum(MC[z] * My[z] for z in range(k) if My[z])
+                row.append(pi[x] * pi[y] * (Fraction(total, d * d * L) - 1))
+            S.append(row)
         trace = sum((S[x][x] / pi[x] for x in range(k)), Fraction(0))
         self.certificate = "trace"
         mu = max(trace, Fraction(0))
-        if k > 2:
+        # The eigenvalue estimate is only used with the exact definiteness test
+        # (k ≤ PD_MAX_STATES); for larger chains the trace is the certificate.
+        if 2 < k <= PD_MAX_STATES:
             est = _largest_eigenvalue([[float(S[x][y]) / math.sqrt(float(pi[x]) * float(pi[y]))
                                         for y in range(k)] for x in range(k)])
             margin = max(1e-12, abs(est) * 1e-9)
@@ -391,7 +467,7 @@ class EigenGap:
                 cand = Fraction(max(est, 0.0) + margin)
                 if cand >= mu:
                     break
-                if k <= 40 and _positive_definite([[cand * pi[x] * (1 if x == y else 0) - S[x][y]
+                if _positive_definite([[cand * pi[x] * (1 if x == y else 0) - S[x][y]
                                                      for y in range(k)] for x in range(k)]):
                     mu = cand
                     self.certificate = "eigenvalue"
@@ -443,8 +519,10 @@ class EigenGap:
             return None
         t = max(1, int(2 * self.log_K / -self.log_mu))
         while self.one_side(t) == INF:
+            limits.checkpoint()
             t += 1
         while t > 1 and self.one_side(t - 1) != INF:
+            limits.checkpoint()
             t -= 1
         return t
 
@@ -458,6 +536,7 @@ def _largest_eigenvalue(A: list[list[float]]) -> float:
         if off < 1e-30:
             break
         for p in range(n - 1):
+            limits.checkpoint()
             for q in range(p + 1, n):
                 if abs(A[p][q]) < 1e-300:
                     continue
@@ -476,15 +555,59 @@ def _largest_eigenvalue(A: list[list[float]]) -> float:
     return max(A[i][i] for i in range(n))
 
 
-def _positive_definite(S: list[list[Fraction]]) -> bool:
-    """Exact test: all pivots of Gaussian elimination are positive."""
+def _positive_definite(S: list[list[Fraction]], bits: int = PD_BITS) -> bool:
+    """A sound test that the symmetric rational matrix S is positive definite
+    (True only if it is; False when it is not or cannot be certified).
+
+    Exact elimination over ``Fraction`` makes the numbers explode (minutes for
+    40 states), so S is rounded to the grid 2^-bits: S = S̃ + Δ with
+    |Δ_ij| ≤ 2^-(bits+1), hence ‖Δ‖₂ ≤ ‖Δ‖_F ≤ n·2^-(bits+1) and
+    S ≽ S̃ − n·2^-bits·I.  The integer matrix N = 2^bits·S̃ − n·I is tested
+    exactly: N ≻ 0 (every leading principal minor positive, Sylvester)
+    implies S ≻ 0.  The minors come from fraction-free Gaussian elimination
+    (Bareiss): after step c the pivot is the (c+1)-th leading principal
+    minor, every division is exact, and entries stay minors of N, so their
+    size grows linearly (about n·bits bits)."""
     n = len(S)
-    A = [row[:] for row in S]
+    scale = 1 << bits
+    A = []
+    for x, row in enumerate(S):
+        limits.checkpoint()
+        A.append([(2 * v.numerator * scale + v.denominator) // (2 * v.denominator) - (n if x == y else 0)
+                  for y, v in enumerate(row)])
+    prev = 1
     for c in range(n):
-        if A[c][c] <= 0:
+        limits.checkpoint()
+        piv = A[c][c]
+        if piv <= 0:
             return False
+        rowc = A[c]
         for r in range(c + 1, n):
-            if A[r][c] != 0:
-                f = A[r][c] / A[c][c]
-                A[r] = [x - f * y for x, y in zip(A[r], A[c])]
+            rowr = A[r]
+            f = rowr[c]
+            A[r] = [(piv * x - f * y) // prev if j > c else 0 for j, (x, y) in enumerate(zip(rowr, rowc))]
+        prev = piv
     return True
+
+
+def _mat_mul_int(A: list[list[int]], B: list[list[int]]) -> list[list[int]]:
+    """A·B for integer matrices, checking the time budget once per row."""
+    cols = list(zip(*B))
+    out = []
+    for row in A:
+        limits.checkpoint()
+        out.append([sum(a * b for a, b in zip(row, col)) if any(row) else 0 for col in cols])
+    return out
+
+
+def _mat_pow_int(M: list[list[int]], t: int) -> list[list[int]]:
+    k = len(M)
+    result = [[1 if i == j else 0 for j in range(k)] for i in range(k)]
+    base = M
+    while t:
+        if t & 1:
+            result = _mat_mul_int(result, base)
+        t >>= 1
+        if t:
+            base = _mat_mul_int(base, base)
+    return result

@@ -21,10 +21,12 @@ node, and every σ_i reported is the score of a real quilt of node i.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from dslc import limits
 from dslc.correlated.influence import NEG, EigenGap, ModelTables, NodeTables, _add
 from dslc.correlated.numeric import INF, score
 
@@ -194,6 +196,7 @@ def search_distances(T: int, eps: Fraction, infl: DistanceInfluence, cap: int) -
     diag: dict[int, float] = {}
     capped = False
     for r in candidate_distances():
+        limits.checkpoint()
         if (2 * r - 1) / eps_f >= U:
             break
         if r > cap:
@@ -208,6 +211,7 @@ def search_distances(T: int, eps: Fraction, infl: DistanceInfluence, cap: int) -
     R = max(0, min(T - 1, math.ceil(eps_f * U) + 1, cap))
     D = [d for d in diag if d <= R]
     for d in candidate_distances():
+        limits.checkpoint()
         if d > R:
             break
         if d not in diag:
@@ -219,6 +223,7 @@ def search_distances(T: int, eps: Fraction, infl: DistanceInfluence, cap: int) -
                      f"{round((GEOMETRIC - 1) * 100)}% up to {R} ({len(D)} distances)")
     nD = len(D)
     for d in D:
+        limits.checkpoint()
         if d not in diag:
             diag[d] = infl(d, d)
 
@@ -231,6 +236,7 @@ def search_distances(T: int, eps: Fraction, infl: DistanceInfluence, cap: int) -
     limit = eps_f * U + 1
     PM = [[(INF, 0, 0)] * nD for _ in range(nD)]   # prefix minimum of two-sided scores
     for ia, a in enumerate(D):
+        limits.checkpoint()
         row = PM[ia]
         above = PM[ia - 1] if ia else None
         for ib, b in enumerate(D):
@@ -302,7 +308,9 @@ def search_distances(T: int, eps: Fraction, infl: DistanceInfluence, cap: int) -
     else:
         lo, hi, q = interior
         nodes = list(range(1, lo)) + list(range(hi + 1, T + 1))
-    for i in nodes:
+    for n, i in enumerate(nodes):
+        if not n & 255:
+            limits.checkpoint()
         results.append(node_best(i))
     count_extra = 0
     if interior is not None:
@@ -349,6 +357,7 @@ def search_nodes(T: int, eps: Fraction, nodes: list[NodeTables] | None,
     approx = DistanceInfluence(None, gaps)
     results: list[Quilt] = []
     for i in range(1, T + 1):
+        limits.checkpoint()
         valid = [nt.valid(i) for nt in nodes] if nodes else []
         back_cache: dict[int, list[list[float]]] = {}
 
@@ -405,6 +414,7 @@ def search_nodes(T: int, eps: Fraction, nodes: list[NodeTables] | None,
                 break
             consider(0, b)
         for a in range(1, i):
+            limits.checkpoint()
             if a / eps_f >= bq.score and (T - i + a) / eps_f >= bq.score:
                 break
             consider(a, 0)                       # no right side: card T − i + a
@@ -425,25 +435,30 @@ def node_quilts(T: int, eps: Fraction, i: int, nodes: list[NodeTables] | None,
     at most ``limit`` rows.  The flag says whether the ratio is the exact
     max-influence (else it is the exact value of an upper bound)."""
     eps_f = float(eps)
-    rows = []
-    for a in [0] + list(range(1, min(i - 1, reach) + 1)):
-        for b in [0] + list(range(1, min(T - i, reach) + 1)):
-            c = card(i, a, b, T)
-            if nodes:
-                ratio = Fraction(1) if not a and not b else _node_ratio(nodes, i, a, b)
-                e = INF if ratio is None else _log_up(ratio)
-                zero = ratio == 1
-            else:
-                e = infl(a, b)
-                zero = infl.is_exact_zero(a, b)
-            if zero:
-                q = Quilt(i, a, b, T, 0.0, float(Fraction(c) / eps), Fraction(c) / eps)
-            else:
-                q = Quilt(i, a, b, T, e, score(c, eps_f, e))
-            rows.append(q)
-    rows.sort(key=lambda q: (q.score, q.card))
+
+    def quilts():
+        for a in [0] + list(range(1, min(i - 1, reach) + 1)):
+            limits.checkpoint()
+            for b in [0] + list(range(1, min(T - i, reach) + 1)):
+                c = card(i, a, b, T)
+                if nodes:
+                    ratio = Fraction(1) if not a and not b else _node_ratio(nodes, i, a, b)
+                    e = INF if ratio is None else _log_up(ratio)
+                    zero = ratio == 1
+                else:
+                    e = infl(a, b)
+                    zero = infl.is_exact_zero(a, b)
+                if zero:
+                    yield Quilt(i, a, b, T, 0.0, float(Fraction(c) / eps), Fraction(c) / eps)
+                else:
+                    yield Quilt(i, a, b, T, e, score(c, eps_f, e))
+
+    # the best `limit` quilts in (score, card) order, ties in generation order
+    # (heapq.nsmallest is sorted(...)[:limit] in O(limit) memory)
+    rows = heapq.nsmallest(limit, quilts(), key=lambda q: (q.score, q.card))
     out = []
     for q in rows[:limit]:
+        limits.checkpoint()
         exact = True
         if q.exact_score is not None:
             ratio = Fraction(1)

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dslc import limits
 from dslc.ir.chain import ChainIR
 from dslc.ir import chain_structure as markov
 
@@ -66,7 +67,13 @@ def applicable(ir: ChainIR) -> str | None:
 def estimated_work(ir: ChainIR) -> float:
     """Steps of the enumeration: per node and state, one convolution of the
     partial-sum laws before and after the node (S_i values at most
-    min(k^i, i·span/g + 1) for integer values of gcd g and spread span)."""
+    min(k^min(i, 60), i·span + 1) for integer values of gcd g and spread
+    span/g):
+
+        |Θ|·k·Σ_{i=1..T} S_i·S_{T−i+1} + 4·T·k².
+
+    Computed exactly in integers and in time independent of T (see
+    :func:`partial_sum_work`)."""
     vals = values_of(ir)
     den = 1
     for v in vals:
@@ -77,10 +84,52 @@ def estimated_work(ir: ChainIR) -> float:
         g = math.gcd(g, v - ints[0])
     span = (max(ints) - min(ints)) // g if g else 0
     T, k = ir.length, ir.k
+    return float(len(ir.models) * k * partial_sum_work(k, span, T) + 4 * T * k * k)
 
-    def S(i):
-        return min(float(k) ** min(i, 60), i * span + 1.0)
-    return len(ir.models) * k * sum(S(i) * S(T - i + 1) for i in range(1, T + 1)) + 4.0 * T * k * k
+
+CAP = 60          # S_i ≤ k^min(i, CAP)
+
+
+def partial_sum_work(k: int, span: int, T: int) -> int:
+    """Σ_{i=1..T} S(i)·S(T+1−i) with S(i) = min(k^min(i, 60), i·span + 1), exactly.
+
+    For i ≥ 60, S(i) is linear (span·i + 1) until it reaches K = k^60, then
+    constant K; likewise S(T+1−i) as a function of i.  The breakpoints 60 and
+    c = ⌈(K − 1)/span⌉ of both factors cut 1..T into at most 9 intervals: on
+    those where one factor's argument is below 60 the (at most 2·59) terms
+    are added one by one; on the others both factors are linear or constant
+    in i, so the sum of their product is a quadratic polynomial summed with
+    Σ1, Σi, Σi² in closed form.  The work is O(1) in T."""
+    if T <= 0:
+        return 0
+    m = T + 1
+
+    def S(i: int) -> int:
+        return min(k ** min(i, CAP), i * span + 1)
+
+    K = k ** CAP
+    if span == 0 or k == 1:
+        return T                               # every S(i) = 1
+    c = max(CAP, -(-(K - 1) // span))          # S(i) = K for i ≥ c (and i ≥ 60)
+    cuts = sorted({1, CAP, c, m - CAP + 1, m - c + 1, T + 1})
+    cuts = [x for x in cuts if 1 <= x <= T + 1]
+    total = 0
+    for lo, nxt in zip(cuts, cuts[1:]):
+        hi = nxt - 1
+        if lo > hi:
+            continue
+        if lo < CAP or m - hi < CAP:           # a short factor: add the terms one by one
+            for i in range(lo, hi + 1):
+                total += S(i) * S(m - i)
+            continue
+        # f(i) = p1·i + q1 and g(i) = S(m − i) = p2·i + q2 on the whole interval
+        p1, q1 = (span, 1) if lo < c else (0, K)
+        p2, q2 = (-span, span * m + 1) if m - lo < c else (0, K)
+        n0 = hi - lo + 1
+        s1 = (hi * (hi + 1) - (lo - 1) * lo) // 2
+        s2 = (hi * (hi + 1) * (2 * hi + 1) - (lo - 1) * lo * (2 * lo - 1)) // 6
+        total += p1 * p2 * s2 + (p1 * q2 + p2 * q1) * s1 + q1 * q2 * n0
+    return total
 
 
 def wasserstein(ir: ChainIR, budget: int = BUDGET) -> WassersteinResult:
@@ -95,6 +144,7 @@ def wasserstein(ir: ChainIR, budget: int = BUDGET) -> WassersteinResult:
     counter = [0]
     best: WassersteinResult | None = None
     for model in ir.models:
+        limits.checkpoint()
         res = _one_model(model.transition, model.initial, ir.length, vint, counter, budget)
         if res is not None:
             w = Fraction(res[0], vden)
@@ -124,6 +174,7 @@ def _one_model(P, q, T, vals, counter, budget):
     # alpha[i][x] = {s: P(X_i = x, f(X_1) + … + f(X_i) = s) · e · d^(i−1)}
     alpha = [None, [({vals[x]: qn[x]} if qn[x] else {}) for x in range(k)]]
     for _ in range(2, T + 1):
+        limits.checkpoint()
         prev = alpha[-1]
         nxt = [dict() for _ in range(k)]
         for x in range(k):
@@ -139,6 +190,7 @@ def _one_model(P, q, T, vals, counter, budget):
     beta = [None] * (T + 1)
     beta[T] = [{0: 1} for _ in range(k)]
     for i in range(T - 1, 0, -1):
+        limits.checkpoint()
         nxt = beta[i + 1]
         cur = [dict() for _ in range(k)]
         for x in range(k):
@@ -153,6 +205,7 @@ def _one_model(P, q, T, vals, counter, budget):
         beta[i] = cur
     best = None
     for i in range(1, T + 1):
+        limits.checkpoint()
         conds = {}
         for x in range(k):
             if not alpha[i][x]:

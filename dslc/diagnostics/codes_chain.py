@@ -123,3 +123,13 @@ register("E266", "release-mechanism-not-applicable", "The requested mechanism do
 applicable for the block (for example the Wasserstein mechanism is only
 available for small models with a scalar query).
 """)
+register("E267", "release-impossible-series", "The series has probability 0 under every chain of Θ.", """
+The noise of a `chain` block is calibrated for the series that the declared
+class Θ of chains can produce.  A series that no θ ∈ Θ allows — a first
+record with initial probability 0, or two consecutive records joined by a
+transition of probability 0 — is outside that guarantee (for example
+`1, 1, 1, 1` for a chain that starts in state 0 and never leaves it), so
+`dslc release` refuses it instead of releasing a value whose privacy nothing
+backs.  Fix the data, or declare the model (`initial`, `transition`, or more
+`model` blocks) under which it is possible.
+""")

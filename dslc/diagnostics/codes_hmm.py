@@ -115,12 +115,14 @@ A symbolic probability or row could not be proved non-negative / summing to
 check a model it cannot show to be well formed.  Simplify the expressions or
 add constraints.
 """)
-register("E230", "solver-unknown", "The SMT solver gave up (time-out or `unknown`).", """
-The Pufferfish check did not finish within `--timeout` seconds, or z3 answered
-`unknown` (this can happen with symbolic parameters: nonlinear real
-arithmetic).  The verdict is "unknown" and the exit status 2; nothing is
-claimed about privacy.  Raise `--timeout`, lower `k`, or give parameters
-values.
+register("E230", "solver-unknown", "The SMT solver gave up (`unknown`, or a query too large to build).", """
+z3 answered `unknown` for a reason other than the block's time limit (this
+can happen with symbolic parameters: nonlinear real arithmetic), the check's
+own limit ran out, or the SMT query would be too large to build (more than
+100,000 terms, about half a gigabyte: many states and a long horizon).  The
+verdict is "unknown" and the exit status 2; nothing is claimed about privacy.
+When the block's time limit (`--timeout`) is spent the code is E014, as for
+every block.  Lower `k` or the number of states, or give parameters values.
 """)
 register("E231", "witness-not-confirmed", "A solver witness failed its exact re-check.", """
 Every counterexample and every synthesised parameter value is re-checked with

@@ -69,7 +69,10 @@ def period(P: Matrix) -> int:
 
 
 def solve_exact(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
-    """Solve A x = b exactly (Gauss–Jordan); None when singular."""
+    """Solve A x = b exactly (Gauss–Jordan); None when singular.  The time
+    budget (:func:`dslc.limits.checkpoint`) is checked once per row operation:
+    a 100-state chain takes seconds."""
+    from dslc import limits
     n = len(A)
     M = [list(row) + [b[i]] for i, row in enumerate(A)]
     for col in range(n):
@@ -81,6 +84,7 @@ def solve_exact(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | 
         M[col] = [x * inv for x in M[col]]
         for r in range(n):
             if r != col and M[r][col] != 0:
+                limits.checkpoint()
                 f = M[r][col]
                 M[r] = [x - f * y for x, y in zip(M[r], M[col])]
     return [M[r][n] for r in range(n)]
