@@ -226,6 +226,11 @@ def _filled(value: int, size: int) -> array:
     return array("i", [value]) * size
 
 
+def _and(a: bytes, b: bytes) -> bytes:
+    """Bytewise AND of two masks of 0/1 bytes (as big integers: memory speed)."""
+    return (int.from_bytes(a, "little") & int.from_bytes(b, "little")).to_bytes(len(a), "little")
+
+
 def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa: C901
     cols = columns(dipa)
     n, m = cols.n, cols.m
@@ -395,24 +400,58 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         """The component of each edge's source."""
         return map(cs.__getitem__, edges) if cs is not None else map(comp_of, map(src.__getitem__, edges))
 
-    internal = list(compress(range(m), on_cycle_mask))
+    internal = array("i", compress(range(m), on_cycle_mask))
 
-    def firsts(mask: bytes) -> tuple[list[int], dict[int, int]]:
-        """The internal edges marked in ``mask``; the first of them per component."""
-        edges = list(compress(internal, map(mask.__getitem__, internal)))
-        return edges, dict(zip(reversed(list(comps_of(edges))), reversed(edges)))
+    def marked(mask: bytes) -> list[int]:
+        """The internal edges marked in ``mask``, in increasing order."""
+        return list(compress(range(m), _and(mask, on_cycle_mask)))
 
-    _, c_store = firsts(code.translate(_STORE))
-    cmp_edges, c_cmp = firsts(code.translate(_COMPARES))
-    rest = list(filterfalse(set(c_cmp.values()).__contains__, cmp_edges))
-    c_cmp2 = dict(zip(reversed(list(comps_of(rest))), reversed(rest)))   # a second comparison
-    del cmp_edges, rest
-    _, c_ge = firsts(code.translate(_IS_GE))
-    _, c_lt = firsts(code.translate(_IS_LT))
-    real = code.translate(_OUT_REAL)
-    disclosing = [e for e in internal if real[e] and is_input[src[e]]]
-    c_disc = dict(zip(reversed(list(comps_of(disclosing))), reversed(disclosing)))
-    del real, disclosing
+    def firsts(edges: list[int]) -> dict[int, int]:
+        """component -> the first of ``edges`` (increasing) in it."""
+        return dict(zip(reversed(list(comps_of(edges))), reversed(edges)))
+
+    # DP001 needs an internal assignment and an internal comparison in one
+    # component; comparisons are looked at only in components with an assignment.
+    c_store = firsts(marked(code.translate(_STORE)))
+    c_cmp: dict[int, int] = {}
+    c_cmp2: dict[int, int] = {}
+    if c_store:
+        cmp_edges = marked(code.translate(_COMPARES))
+        cmp_edges = list(compress(cmp_edges, map(c_store.__contains__, comps_of(cmp_edges))))
+        c_cmp = firsts(cmp_edges)
+        c_cmp2 = firsts(list(filterfalse(set(c_cmp.values()).__contains__, cmp_edges)))   # a second one
+        del cmp_edges
+    real = marked(code.translate(_OUT_REAL))
+    c_disc = firsts(list(compress(real, map(is_input.__getitem__, map(src.__getitem__, real)))))
+    del real
+    # G-/L-cycle states, and the first internal `>=` (`<`) edge of a state's component
+    ge_edges = marked(code.translate(_IS_GE))
+    lt_edges = marked(code.translate(_IS_LT))
+    if forward:
+        # single-state components: a state's internal edges are its own loops
+        def on_cycles(edges: list[int]) -> bytearray:
+            mask = bytearray(n)
+            for e in edges:
+                mask[src[e]] = 1
+            return mask
+
+        def first_internal(kind: bytes):
+            def first(q: int) -> int:
+                for k in range(start[q], start[q + 1]):
+                    e = order[k]
+                    if adj[k] == q and kind[code[e]]:
+                        return e
+                raise KeyError(q)
+            return first
+        on_g, on_l = on_cycles(ge_edges), on_cycles(lt_edges)
+        first_ge, first_lt = first_internal(_IS_GE), first_internal(_IS_LT)
+    else:
+        c_ge, c_lt = firsts(ge_edges), firsts(lt_edges)
+        on_g = bytes(map(set(c_ge).__contains__, comp)) if c_ge else bytes(n)
+        on_l = bytes(map(set(c_lt).__contains__, comp)) if c_lt else bytes(n)
+        first_ge = lambda q: c_ge[comp[q]]      # noqa: E731
+        first_lt = lambda q: c_lt[comp[q]]      # noqa: E731
+    del ge_edges, lt_edges
 
     comp_sizes: list = []
 
@@ -548,8 +587,6 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             e = c_disc[c]
             record(Violation(DISCLOSING_CYCLE, prefix=prefix_to(src[e]), cycle=cycle_through(e), disclose=e))
 
-    on_g = bytes(map(set(c_ge).__contains__, comp)) if c_ge else bytes(n)   # the state lies on a G-cycle
-    on_l = bytes(map(set(c_lt).__contains__, comp)) if c_lt else bytes(n)   # ... on an L-cycle
     ag_ok = in_csr(code.translate(_AG_OK))               # in CSR order
     al_ok = in_csr(code.translate(_AL_OK))
 
@@ -559,7 +596,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         ``roots`` are states with their ``tags``, or a mask of states that
         are their own tags.  Returns the parent edge per state (-1 at a root,
         -2 unreached) and the tag of the root each state was reached from."""
-        if isinstance(roots, bytes):
+        if isinstance(roots, (bytes, bytearray)):
             parent = array("i", map(add, repeat(-2, n), roots))
             tag = array("i", map(sub, map(mul, range(n), roots), map(xor, roots, repeat(1, n))))
             queue = list(compress(range(n), roots))
@@ -591,8 +628,8 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     for first_is_l in (True, False):
         first_on, second_on = (on_l, on_g) if first_is_l else (on_g, on_l)
         ok = ag_ok if first_is_l else al_ok
-        first_edge = c_lt if first_is_l else c_ge
-        second_edge = c_ge if first_is_l else c_lt
+        first_edge = first_lt if first_is_l else first_ge
+        second_edge = first_ge if first_is_l else first_lt
         outputs_compared = code.translate(_GE_INS if first_is_l else _LT_INS)
         if not any(first_on) or not (any(second_on) or any(outputs_compared)):
             continue                         # nothing the search could find
@@ -610,8 +647,8 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             reported_pairs.add(key)
             path = trace(parent, q)
             record(Violation(LEAKING_PAIR, prefix=prefix_to(root),
-                          cycle=cycle_at(root, first_edge[comp[root]]), path=path,
-                          cycle2=cycle_at(q, second_edge[comp[q]]), first_is_l=first_is_l,
+                          cycle=cycle_at(root, first_edge(root)), path=path,
+                          cycle2=cycle_at(q, second_edge(q)), first_is_l=first_is_l,
                           via="AG" if first_is_l else "AL"))
         # DP004 (c): from an L-cycle (G-cycle) along an AG-path (AL-path) to a
         # transition with guard >= (<) that outputs insample.
@@ -621,7 +658,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             root = tag[src[e]]
             rho = trace(parent, src[e]) + [e]
             record(Violation(VIOLATING_PATH, prefix=prefix_to(root), path=rho, case="c",
-                          cycle=cycle_at(root, first_edge[comp[root]]), g_side=not first_is_l,
+                          cycle=cycle_at(root, first_edge(root)), g_side=not first_is_l,
                           via="AG" if first_is_l else "AL"))
 
     # DP004 (a), (b): a transition that outputs insample, followed by an AG-path
@@ -632,7 +669,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     for g_side in (True, False):
         ok = ag_ok if g_side else al_ok
         target_on = on_g if g_side else on_l
-        cyc_edge = c_ge if g_side else c_lt
+        cyc_edge = first_ge if g_side else first_lt
         bad_guard = LT if g_side else GE
         for case in ("a", "b"):
             roots = []
@@ -653,7 +690,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
                 if full(VIOLATING_PATH):
                     continue
                 record(Violation(VIOLATING_PATH, prefix=prefix_to(src[e]), path=[e] + trace(parent, q),
-                              case=case, cycle=cycle_at(q, cyc_edge[comp[q]]),
+                              case=case, cycle=cycle_at(q, cyc_edge(q)),
                               g_side=g_side, via="AG" if g_side else "AL"))
 
     # ---- weight: longest path in the DAG of components over critical transitions
@@ -668,8 +705,8 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         crossing = map(ne, src, dst) if forward else map(ne, cs, cd)
         if not reached_all:
             crossing = map(and_, crossing, map(le, repeat(0, m), cs if cs is not None else map(comp_of, src)))
-        crit = list(compress(range(m), crossing))
-        crit_src = list(map(src.__getitem__, crit))
+        crit = array("i", compress(range(m), crossing))
+        crit_src = array("i", map(src.__getitem__, crit))
         rate = cols.rate
         used = set(map(rate.__getitem__, crit_src))
         for k in {f.denominator for c in used for f in cols.rates[c]}:
@@ -693,8 +730,8 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         critical = Pairs(crit, costs)
         # the components in topological order (decreasing id), each one's edges in
         # increasing order: a stable sort by source component, unless already so
-        ccomp = list(map(comp_of, crit_src))
-        tcomp = list(map(comp_of, map(dst.__getitem__, crit)))
+        ccomp = array("i", map(comp_of, crit_src))
+        tcomp = array("i", map(comp_of, map(dst.__getitem__, crit)))
         del crit_src
         if all(map(ge, ccomp, ccomp[1:])):
             steps = zip(ccomp, tcomp, costs, crit)
@@ -703,7 +740,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             steps = zip(map(ccomp.__getitem__, sequence), map(tcomp.__getitem__, sequence),
                         map(costs.__getitem__, sequence), map(crit.__getitem__, sequence))
         dist = [-1] * ncomp
-        best_in = [-1] * ncomp
+        best_in = _filled(-1, ncomp)
         dist[comp[init]] = 0
         for c, t, cost, e in steps:
             dc = dist[c]

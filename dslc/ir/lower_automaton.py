@@ -5,7 +5,7 @@ from __future__ import annotations
 from array import array
 from fractions import Fraction
 from itertools import chain, compress, repeat
-from operator import add, eq, or_
+from operator import eq
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
 from dslc.diagnostics.suggest import did_you_mean
@@ -142,10 +142,10 @@ def _lower_flat(block) -> tuple[DiPA, list[Diagnostic]] | None:
         shape_rate.append(1 if d == 0 or (d2 == 0 and any(o.kind is OutKind.INSAMPLE_PRIME for _g, o in ts)) else 0)
     shape_id = cols.shape_id
     counts = bytes(map(len, shape_kinds))
-    dst = _resolve(cols.names, cols.targets, lookup(counts, shape_id, bytes))
+    dst = _resolve(cols.names, cols.target_ids, cols.targets)
     if dst is None:                           # a name declared twice (E102) or unknown (E101)
         return None
-    cols.targets = None                       # the names of targets are not needed again
+    cols.targets = cols.target_ids = None     # not needed again
     dipa = FlatDiPA.build(block, cols.names,
                           lookup(shape_input, shape_id, bytes), lookup(shape_class, shape_id, array),
                           list(classes), lookup(counts, shape_id, bytes), dst,
@@ -155,43 +155,26 @@ def _lower_flat(block) -> tuple[DiPA, list[Diagnostic]] | None:
     return dipa, []
 
 
-def _resolve(names: list[str], targets: list[str], counts: bytes) -> array | None:
-    """The index of every target (transitions grouped by source, ``counts``
-    per state), or None if a name is declared twice or a target is unknown.
-    Generated chains mostly go to the state itself or to the next one: when
-    a sample says so, those are matched by position and only the rest is
-    looked up in a dictionary."""
+def _resolve(names: list[str], ids: array, targets: list[str]) -> array | None:
+    """The index of every target, or None if a name is declared twice or a
+    target is unknown.  The reader found most targets near their state
+    (``ids``, -1 where not); the rest (``targets``, in order) are looked up
+    in a dictionary of every name."""
     n = len(names)
-    src = array("i", chain.from_iterable(map(repeat, range(n), counts)))
-    head = min(len(targets), 4096)
-    following = names[1:] + [""]              # the name of state q + 1 ("" matches no target)
-    near = sum(map(eq, targets[:head], map(names.__getitem__, src[:head]))) + \
-        sum(map(eq, targets[:head], map(following.__getitem__, src[:head])))
-    if head and near * 4 >= head * 3:
-        if len(set(names)) != n:
-            return None
-        same = bytes(map(eq, targets, map(names.__getitem__, src)))
-        succ = bytes(map(eq, targets, map(following.__getitem__, src)))
-        dst = array("i", map(add, src, succ))
-        rest = list(compress(range(len(targets)), bytes(map(or_, same, succ)).translate(_MISSED)))
-        if rest:
-            index = dict(zip(names, range(n)))
-            for e in rest:
-                q = index.get(targets[e])
-                if q is None:
-                    return None
-                dst[e] = q
-        return dst
-    index = dict(zip(names, range(n)))
-    if len(index) != n:
+    if len(set(names)) != n:
         return None
+    if not targets:
+        return ids
+    index = dict(zip(names, range(n)))
     try:
-        return array("i", map(index.__getitem__, targets))
+        if len(targets) == len(ids):
+            return array("i", map(index.__getitem__, targets))
+        dst = array("i", ids)
+        for e, name in zip(compress(range(len(ids)), map(eq, ids, repeat(-1))), targets):
+            dst[e] = index[name]
+        return dst
     except KeyError:
         return None
-
-
-_MISSED = bytes([1]) + bytes(255)           # 0 -> 1, 1 -> 0
 
 
 def _set_claims(dipa: DiPA, claims) -> None:

@@ -34,8 +34,8 @@ from array import array
 from bisect import bisect_right
 from fractions import Fraction
 from functools import lru_cache
-from itertools import chain
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import eq, itemgetter
 
 from dslc import limits
 from dslc.source import SourceFile, Span
@@ -400,6 +400,11 @@ class FlatColumns:
         self.names: list[str] = []
         self.shape_id = array("i")
         self.shapes: list[Shape] = []
+        # Per transition, the index of its target state when the name was found
+        # among the states of its window or the next one, else -1 and the name
+        # in ``targets`` (in order).  A name declared twice makes this a guess:
+        # the lowering checks that every name is declared once before using it.
+        self.target_ids = array("i")
         self.targets: list[str] | None = []          # dropped by the lowering
         self.wstart = array("q")                     # offset where each window starts
         self.wfirst = array("q")                     # index of each window's first state
@@ -528,8 +533,20 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
     close -= 1
     cols = FlatColumns(source, close)
     names, targets, shapes, shape_id = cols.names, cols.targets, cols.shapes, cols.shape_id
+    target_ids = cols.target_ids
     shape_map: dict[tuple[str, str, str], int] = {}
     findall = _flat_state().findall
+    pending: tuple[int, list[str]] | None = None      # first state and targets of the previous window
+
+    def resolve(first: int, wanted: list[str]) -> None:
+        """Targets of the window from ``first``, looked up among the states of
+        that window and the next (a chain's targets are there)."""
+        local = dict(zip(names[first:], range(first, len(names))))
+        got = array("i", map(local.get, wanted, repeat(-1)))
+        target_ids.extend(got)
+        if -1 in got:
+            targets.extend(compress(wanted, map(eq, got, repeat(-1))))
+
     pos = body_start
     while pos < close:
         limits.checkpoint()
@@ -540,9 +557,12 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
             if any(map(_BAD_OF, rows)):
                 return None
             cols.wstart.append(pos)
-            cols.wfirst.append(len(names))
+            first = len(names)
+            cols.wfirst.append(first)
             names += map(_NAME_OF, rows)
-            targets += filter(None, chain.from_iterable(map(_TARGETS_OF, rows)))
+            if pending is not None:
+                resolve(*pending)
+            pending = (first, list(filter(None, chain.from_iterable(map(_TARGETS_OF, rows)))))
             keys = list(map(_SHAPE_OF, rows))
             for key in set(keys).difference(shape_map):
                 shape = _shape(key)
@@ -552,6 +572,8 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
                 shapes.append(shape)
             shape_id.extend(map(shape_map.__getitem__, keys))
         pos = stop
+    if pending is not None:
+        resolve(*pending)
     block = FlatAutomatonBlock(Span(source, head_start, close + 1), name.group(),
                                Span(source, name.start(), name.end()), states=LazyStates(cols), claims=claims)
     block.flat = cols
