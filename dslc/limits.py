@@ -150,6 +150,8 @@ def read_input(path: str, max_bytes: int = MAX_FILE_BYTES, what: str = "file") -
             raise InputError(f"standard input has more than {max_bytes} bytes",
                              "inputs are limited in size; split the input or raise the limit")
         return data
+    if "\x00" in path:
+        raise InputError(f"the {what} name {path!r} contains a NUL character", "check the path")
     try:
         st = os.stat(path)
     except FileNotFoundError:

@@ -164,10 +164,6 @@ class BlockCompilation:
         block = self.syntax
         if block is None:
             return self._failed()
-        if not hasattr(module, "lower"):                # a backend not split into phases
-            result = module.check_block(block, self.source, self.options)
-            result.syntax = block
-            return result
         ir, diags = self.lowered
         if diags or ir is None:
             # every independent error of the block, in the order of the text

@@ -51,65 +51,6 @@ class BlockResult:
     analysis: Any = field(default=None, repr=False)
     features: dict[str, Any] = field(default_factory=dict, repr=False)  # editor extras: "symbols", "hover"
 
-    # Older spellings, kept so that code written against them still reads right.
-    @property
-    def extra(self) -> dict[str, Any]:
-        return self.details
-
-    @property
-    def explain(self) -> list[Label]:
-        return self.cost_labels
-
-    @explain.setter
-    def explain(self, labels: list[Label]) -> None:
-        self.cost_labels = labels
-
-    @property
-    def artifacts(self) -> "_Artifacts":
-        return _Artifacts(self)
-
-
-class _Artifacts:
-    """The former ``artifacts`` dict, as a view onto the typed fields:
-    ``ast`` is ``syntax``; ``dipa``/``markov``/``chain`` are ``ir``;
-    ``check``/``outcome``/``calibration`` are ``analysis``; anything else
-    lives in ``features``."""
-
-    _FIELDS = {"ast": "syntax", "dipa": "ir", "markov": "ir", "chain": "ir", "ir": "ir",
-               "check": "analysis", "outcome": "analysis", "calibration": "analysis"}
-    _IR_KIND = {"dipa": ("automaton", "mechanism"), "markov": ("hmm", "mdp"), "chain": ("chain",)}
-
-    def __init__(self, block: BlockResult):
-        self._block = block
-
-    def get(self, key: str, default: Any = None) -> Any:
-        name = self._FIELDS.get(key)
-        if name is None:
-            return self._block.features.get(key, default)
-        if key in self._IR_KIND and self._block.kind not in self._IR_KIND[key]:
-            return default
-        value = getattr(self._block, name)
-        return default if value is None else value
-
-    def __getitem__(self, key: str) -> Any:
-        value = self.get(key, _MISSING)
-        if value is _MISSING:
-            raise KeyError(key)
-        return value
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        name = self._FIELDS.get(key)
-        if name is None:
-            self._block.features[key] = value
-        else:
-            setattr(self._block, name, value)
-
-    def __contains__(self, key: str) -> bool:
-        return self.get(key, _MISSING) is not _MISSING
-
-
-_MISSING = object()
-
 
 @dataclass
 class FileResult:

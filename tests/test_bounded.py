@@ -341,14 +341,14 @@ def test_symbolic_violation_has_rational_witness():
 def test_find_value():
     b = check_text(SYMBOLIC_SURVEY.replace("RANGE", "(1/2, 1)").replace("FIND", "find p"))
     assert b.verdict.value == "private"
-    p = F(b.extra["found"]["p"])
+    p = F(b.details["found"]["p"])
     assert F(1, 2) < p <= F(3, 4)
 
 
 def test_find_none():
     b = check_text(SYMBOLIC_SURVEY.replace("RANGE", "(4/5, 1)").replace("FIND", "find p"))
     assert b.verdict.value == "not-private"
-    assert b.extra["found"] is None
+    assert b.details["found"] is None
     assert [d.code for d in b.diagnostics] == ["DP101"]
     assert b.diagnostics[0].data["found"] is None
 

@@ -64,7 +64,7 @@ def test_fmt_up_rounds_up(x):
 def test_float_powers_are_certified(P, monkeypatch):
     """With a tiny BIT_LIMIT the tables switch to binary64 almost at once;
     every entry must still be an upper bound of the exact value and close to it."""
-    model = ref.check_text(ref.chain_text([("stationary", P)], 10, 1, len(P))).blocks[0].artifacts["chain"].models[0]
+    model = ref.check_text(ref.chain_text([("stationary", P)], 10, 1, len(P))).blocks[0].ir.models[0]
     exact = influence.ModelTables(model, cap=10 ** 6)
     monkeypatch.setattr(influence, "BIT_LIMIT", 16)
     floaty = influence.ModelTables(model, cap=10 ** 6)

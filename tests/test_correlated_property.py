@@ -44,7 +44,7 @@ def _calibrate(k, T, eps, models, query="sum"):
     res = ref.check_text(ref.chain_text(models, T, eps, k, query))
     (block,) = res.blocks
     assume(block.verdict.value == "private")        # `stationary` on a chain without a unique π
-    return block.artifacts["calibration"]
+    return block.analysis
 
 
 def _exact_models(cal):

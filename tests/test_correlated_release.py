@@ -186,7 +186,7 @@ def test_spread_matches_the_stated_scale():
     value for n = 10,000).  Scales 10% off, √2 off (a standard deviation
     mistaken for a scale) or 1/b (a rate for a scale) fail both checks."""
     res = check_text(WORKED.read_text(encoding="utf-8"))
-    cal = res.blocks[0].artifacts["calibration"]
+    cal = res.blocks[0].analysis
     b = cal.recommended.scale_value
     assert b == 0.155849
     noise = _noises(b)
@@ -216,5 +216,5 @@ def test_sampler_edges():
     assert rel.laplace(Zero(), 2.0) == 0.0
     assert math.isfinite(rel.laplace(Top(), 2.0)) and rel.laplace(Top(), 2.0) > 0
     assert rel.laplace(rel.make_rng(1), 0) == 0.0
-    vals = rel.evaluate(check_text(HIST).blocks[0].artifacts["chain"], [0, 0, 1, 2, 0, 1])
+    vals = rel.evaluate(check_text(HIST).blocks[0].ir, [0, 0, 1, 2, 0, 1])
     assert vals == [3, 2, 1]

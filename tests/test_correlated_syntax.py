@@ -33,8 +33,8 @@ def codes(text):
 def test_good_block_is_private_with_calibration():
     b = block_of(GOOD)
     assert b.verdict.value == "private" and b.kind == "chain" and b.d is None
-    assert b.extra["calibration"]["T"] == 3
-    ir = b.artifacts["chain"]
+    assert b.details["calibration"]["T"] == 3
+    ir = b.ir
     assert ir.models[0].transition == [[Fraction(6, 7), Fraction(1, 7)], [Fraction(1, 7), Fraction(6, 7)]]
     assert ir.epsilon == 10 and ir.length == 3 and ir.query.lipschitz == 1
 
@@ -52,7 +52,7 @@ def test_good_block_is_private_with_calibration():
 def test_equivalent_spellings(variant):
     b = block_of(variant)
     assert b.verdict.value == "private", [d.message for d in b.diagnostics]
-    assert b.artifacts["calibration"].recommended.scale_text == "0.155849"
+    assert b.analysis.recommended.scale_text == "0.155849"
 
 
 def test_models_and_queries():
@@ -65,15 +65,15 @@ def test_models_and_queries():
         ε = 1
     }"""
     b = block_of(text)
-    ir = b.artifacts["chain"]
+    ir = b.ir
     assert [m.name for m in ir.models] == ["a", "b"]
     assert ir.query.count_state == 1 and ir.query.lipschitz == 1
     assert ir.models[0].stationary_start and not ir.models[1].stationary_start
     hist = block_of(text.replace("count(walk)", "histogram"))
-    assert hist.artifacts["chain"].query.lipschitz == 2
+    assert hist.ir.query.lipschitz == 2
     lip = block_of(text.replace("count(walk)", "lipschitz(3/2)"))
-    assert lip.artifacts["chain"].query.lipschitz == Fraction(3, 2)
-    assert lip.artifacts["calibration"].mechanism("group_dp").scale_text == "75"   # 50 · 3/2 / 1
+    assert lip.ir.query.lipschitz == Fraction(3, 2)
+    assert lip.analysis.mechanism("group_dp").scale_text == "75"   # 50 · 3/2 / 1
 
 
 @pytest.mark.parametrize("change,code,at", [
@@ -113,7 +113,7 @@ def test_validation_errors(change, code, at):
 def test_periodic_and_reducible_chains():
     periodic = GOOD.replace("[[6/7, 1/7], [1/7, 6/7]]", "[[0, 1], [1, 0]]")
     b = block_of(periodic)                       # exact method: fine, but only group DP's noise
-    cal = b.artifacts["calibration"]
+    cal = b.analysis
     assert b.verdict.value == "private"
     assert not cal.mechanism("markov_quilt_approx").applicable
     assert "periodic" in cal.mechanism("markov_quilt_approx").reason

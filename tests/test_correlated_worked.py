@@ -28,7 +28,7 @@ def _calibration():
     res = check_text(EXAMPLE.read_text(encoding="utf-8"), str(EXAMPLE))
     (block,) = res.blocks
     assert block.verdict.value == "private"
-    return block, block.artifacts["calibration"]
+    return block, block.analysis
 
 
 def test_correlateds_of_x2_match_the_paper():

@@ -56,6 +56,4 @@ def test_every_block_result_carries_its_phase_products():
             assert b.syntax is not None and b.ir is not None and b.analysis is not None, (path, b.name)
             if b.kind in ("automaton", "mechanism"):
                 assert isinstance(b.ir, DiPA) and b.analysis.weight is not None or b.analysis.violations
-            # the older spelling reads the same objects
-            assert b.artifacts.get("ast") is b.syntax
     assert {"automaton", "mechanism", "chain"} <= seen

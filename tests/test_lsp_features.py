@@ -129,7 +129,7 @@ def test_definition_of_a_transition_target():
 
 
 def test_other_block_kinds_are_handled_generically():
-    """A block without DiPA artifacts (e.g. an hmm) still gets a symbol and a hover;
+    """A block without a DiPA (e.g. an hmm) still gets a symbol and a hover;
     backends can add symbols and hovers through `features`."""
     text = "hmm survey {\n    state a\n}\n"
     a = analyse(URI, "/doc.dp", text, 1, 1)

@@ -8,6 +8,7 @@ pair with one SMT query per direction, or synthesise the `find` parameters.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import z3
 
@@ -25,12 +26,32 @@ from dslc.source import SourceFile
 DEFAULT_TIMEOUT = 60.0
 
 
-def check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | None = None) -> BlockResult:
-    with deferred_sigint():          # Ctrl-C ends the check at the next safe point (exit 130)
-        return _check_markov_block(block, source, options)
+@dataclass
+class Analysis:
+    """What the bounded check found, before any text: the model's symbolic
+    obligations that failed (E2xx, found by z3), or the engine's outcome."""
+    outcome: Outcome | None = None
+    diagnostics: list = field(default_factory=list)     # obligations z3 refuted
+    engine: str | None = None
+    work: int | None = None
+    seconds: float = 0.0
+    timeout: float = DEFAULT_TIMEOUT
 
 
-def _check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | None = None) -> BlockResult:
+def lower(block: MarkovBlock):
+    """Phase 1: the Markov IR with its structural checks (E2xx)."""
+    return lower_markov(block)
+
+
+def analyse(model: MarkovModel, options=None) -> Analysis:
+    """Phase 2: prove the model's obligations, then run the engine the model
+    calls for (pruned enumeration, exact set-DP or SMT; `find` synthesis).
+    Ctrl-C ends it at the next safe point (exit 130)."""
+    with deferred_sigint():
+        return _analyse(model, options)
+
+
+def _analyse(model: MarkovModel, options=None) -> Analysis:
     options = options or {}
     timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
     # In-process options (no CLI flag): the SMT encoding ("improved" | "plain") and the
@@ -38,49 +59,62 @@ def _check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | 
     # work is small, else SMT; "smt"; "dp" exact set-DP; "enum" enumeration).
     style = options.get("pufferfish_encoding", "improved") or "improved"
     requested = options.get("pufferfish_engine") or options.get("engine") or "auto"
-    result = BlockResult(block.name, block.kind, block.name_span, Verdict.ERROR)
     start = time.perf_counter()
-    model, diags = lower_markov(block)
-    if model is None or diags:
-        result.diagnostics.extend(diags)
-        return result
-    result.artifacts["markov"] = model
-    _describe(model, result)
+    out = Analysis(timeout=timeout)
+
+    def unknown(reason: str) -> Analysis:
+        out.outcome = Outcome("unknown", reason=reason, seconds=time.perf_counter() - start)
+        out.seconds = out.outcome.seconds
+        return out
+
     try:
         diags = prove_obligations(model, seconds=timeout)
     except ValidationTimeout:
         checkpoint()
-        outcome = Outcome("unknown", reason="the time limit was reached while proving the model well formed",
-                          seconds=time.perf_counter() - start)
-        return _unknown(model, result, outcome, timeout)
+        return unknown("the time limit was reached while proving the model well formed")
     except z3.Z3Exception as exc:
-        outcome = Outcome("unknown", reason=f"z3 failed: {exc}", seconds=time.perf_counter() - start)
-        return _unknown(model, result, outcome, timeout)
+        return unknown(f"z3 failed: {exc}")
     if diags:
-        result.diagnostics.extend(diags)
-        return result
+        out.diagnostics = diags
+        return out
     remaining = timeout - (time.perf_counter() - start)
     if remaining <= 0:
         checkpoint()
-        outcome = Outcome("unknown", reason="the time limit was reached while proving the model well formed",
-                          seconds=time.perf_counter() - start)
-        return _unknown(model, result, outcome, timeout)
-    engine, work = choose_engine(model, requested)
+        return unknown("the time limit was reached while proving the model well formed")
+    out.engine, out.work = choose_engine(model, requested)
     try:
         if model.find:
-            outcome = find_params(model, remaining)
-        elif engine in ("dp", "enum"):
-            outcome = check_exact(model, remaining, engine)
+            out.outcome = find_params(model, remaining)
+        elif out.engine in ("dp", "enum"):
+            out.outcome = check_exact(model, remaining, out.engine)
         else:
-            outcome = check_model(model, remaining, style=style)
+            out.outcome = check_model(model, remaining, style=style)
     except z3.Z3Exception as exc:
-        outcome = Outcome("unknown", reason=f"z3 failed: {exc}", seconds=time.perf_counter() - start)
-    result.artifacts["outcome"] = outcome
-    result.extra["seconds"] = round(time.perf_counter() - start, 3)
-    result.extra["queries"] = outcome.queries
-    result.extra["engine"] = engine
-    if work is not None:
-        result.extra["enumeration_work"] = work
+        out.outcome = Outcome("unknown", reason=f"z3 failed: {exc}", seconds=time.perf_counter() - start)
+    out.seconds = time.perf_counter() - start
+    if out.outcome.verdict not in ("private", "found", "violation", "none") and "time limit" in out.outcome.reason:
+        checkpoint()
+    return out
+
+
+def report(model: MarkovModel, analysis: Analysis, result: BlockResult, options=None,
+           path: str | None = None) -> None:
+    """Phase 3: verdict, summary, diagnostics and JSON details."""
+    result.ir, result.analysis = model, analysis
+    _describe(model, result)
+    if analysis.diagnostics:
+        result.verdict = Verdict.ERROR
+        result.diagnostics.extend(analysis.diagnostics)
+        return
+    outcome = analysis.outcome
+    if outcome.verdict == "unknown" and analysis.engine is None:
+        _unknown(model, result, outcome, analysis.timeout)
+        return
+    result.details["seconds"] = round(analysis.seconds, 3)
+    result.details["queries"] = outcome.queries
+    result.details["engine"] = analysis.engine
+    if analysis.work is not None:
+        result.details["enumeration_work"] = analysis.work
     if outcome.verdict == "private":
         result.verdict = Verdict.PRIVATE
         result.summary = private_summary(model)
@@ -88,9 +122,9 @@ def _check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | 
         result.verdict = Verdict.PRIVATE
         assert outcome.found is not None
         result.summary = private_summary(model, outcome.found)
-        result.extra["found"] = {k: fmt(v) for k, v in outcome.found.items()}
-        result.extra["confirmed_by"] = outcome.confirmed_by
-        result.extra["iterations"] = outcome.iterations
+        result.details["found"] = {k: fmt(v) for k, v in outcome.found.items()}
+        result.details["confirmed_by"] = outcome.confirmed_by
+        result.details["iterations"] = outcome.iterations
     elif outcome.verdict == "violation":
         result.verdict = Verdict.NOT_PRIVATE
         for v in outcome.violations:
@@ -100,15 +134,24 @@ def _check_markov_block(block: MarkovBlock, source: SourceFile, options: dict | 
                           f"{'s' if n > 1 else ''} for k = {model.horizon} ({bound_text(model)})")
     elif outcome.verdict == "none":
         result.verdict = Verdict.NOT_PRIVATE
-        result.extra["found"] = None
-        result.extra["iterations"] = outcome.iterations
+        result.details["found"] = None
+        result.details["iterations"] = outcome.iterations
         result.diagnostics.append(no_values_diagnostic(model, outcome))
         result.summary = (f"no values of {', '.join(model.find)} make it ε = {eps_text(model)} Pufferfish "
                           f"private for k = {model.horizon}")
     else:
-        if "time limit" in outcome.reason:
-            checkpoint()
-        return _unknown(model, result, outcome, timeout)
+        _unknown(model, result, outcome, analysis.timeout)
+
+
+def check_markov_block(block: MarkovBlock, source: SourceFile | None = None, options=None) -> BlockResult:
+    """All three phases at once (for callers outside the pipeline)."""
+    result = BlockResult(block.name, block.kind, block.name_span, Verdict.ERROR, syntax=block)
+    model, diags = lower(block)
+    if model is None or diags:
+        result.diagnostics.extend(diags)
+        result.ir = model
+        return result
+    report(model, analyse(model, options), result, options)
     return result
 
 
@@ -117,12 +160,12 @@ def _unknown(model: MarkovModel, result: BlockResult, outcome: Outcome, timeout:
     result.diagnostics.append(unknown_diagnostic(model, outcome, timeout))
     result.summary = (f"unknown after {outcome.seconds:.2f} s: {outcome.reason}"
                       if "time limit" in outcome.reason or outcome.queries else f"unknown: {outcome.reason}")
-    result.extra["seconds"] = round(outcome.seconds, 3)
+    result.details["seconds"] = round(outcome.seconds, 3)
     return result
 
 
 def _describe(model: MarkovModel, result: BlockResult) -> None:
-    result.extra.update({
+    result.details.update({
         "epsilon": eps_text(model),
         "bound": bound_text(model),
         "k": model.horizon,
@@ -131,10 +174,7 @@ def _describe(model: MarkovModel, result: BlockResult) -> None:
         "pairs": [[model.secrets[p.left].name, model.secrets[p.right].name] for p in model.pairs],
     })
     if model.is_mdp:
-        result.extra["actions"] = list(model.actions)
+        result.details["actions"] = list(model.actions)
     if model.symbolic_params:
-        result.extra["parameters"] = {p: model.params[p].range_text() for p in model.symbolic_params}
+        result.details["parameters"] = {p: model.params[p].range_text() for p in model.symbolic_params}
 
-
-# The pipeline's entry point for blocks of this kind (not yet split into phases).
-check_block = check_markov_block

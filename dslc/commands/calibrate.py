@@ -105,7 +105,7 @@ def _block_text(b, result: FileResult, args, out: Text) -> None:
     if b.verdict is not Verdict.PRIVATE:
         out.append(f"! chain {b.name} ({where}): could not be calibrated\n", "bold red")
         return
-    cal = b.artifacts["calibration"]
+    cal = b.analysis
     ir = cal.ir
     from dslc.numbers import fmt_fraction as fmt_q
     out.append(f"chain {b.name}", "bold")
@@ -200,7 +200,7 @@ def _block_json(b, args) -> dict:
     out = {"name": b.name, "kind": b.kind, "verdict": b.verdict.value,
            "diagnostics": [diagnostic_json(d) for d in b.diagnostics]}
     if b.verdict is Verdict.PRIVATE:
-        cal = b.artifacts["calibration"]
+        cal = b.analysis
         out["calibration"] = cal.to_json()
         out["seconds"] = round(cal.seconds, 4)
         if args.node is not None and 1 <= args.node <= cal.ir.length and (

@@ -87,7 +87,7 @@ def run(args) -> int:
         return _fail(args, block.diagnostics + [
             error("E264", f"chain block `{block.name}` has errors; nothing is released", block.span,
                   "this block").with_help("fix the block first (`dslc check " + args.file + "`)")])
-    cal = block.artifacts["calibration"]
+    cal = block.analysis
     ir = cal.ir
     if ir.query.kind == "lipschitz":
         return _fail(args, [error("E265", f"`{ir.name}` declares its query only by a Lipschitz constant; "

@@ -5,7 +5,8 @@ calibrated noise, which is ε-Pufferfish private for the declared Θ."""
 
 from __future__ import annotations
 
-from dslc.correlated.calibrate import calibrate
+from dslc.correlated.calibrate import Calibration, calibrate
+from dslc.ir.chain import ChainIR
 from dslc.ir.lower_chain import lower_chain
 from dslc.numbers import fmt_fraction as fmt_q
 from dslc.syntax.chain import ChainBlock
@@ -13,23 +14,38 @@ from dslc.results import BlockResult, Verdict
 from dslc.source import SourceFile
 
 
+def lower(block: ChainBlock):
+    """Phase 1: the chain IR with its structural checks (E24x/E25x)."""
+    return lower_chain(block)
 
-def check_chain_block(block: ChainBlock, source: SourceFile, options: dict | None = None) -> BlockResult:
-    result = BlockResult(block.name, "chain", block.name_span, Verdict.ERROR)
-    ir, diags = lower_chain(block)
-    if ir is None:
-        result.diagnostics.extend(diags)
-        return result
-    cal = calibrate(ir)
-    result.artifacts["chain"] = ir
-    result.artifacts["calibration"] = cal
+
+def analyse(ir: ChainIR, options=None) -> Calibration:
+    """Phase 2: the noise scale of every mechanism that applies (no text)."""
+    return calibrate(ir)
+
+
+def report(ir: ChainIR, cal: Calibration, result: BlockResult, options=None, path: str | None = None) -> None:
+    """Phase 3: the verdict and its one-line summary (a valid block is private:
+    dslc releases it with the calibrated noise)."""
+    result.ir, result.analysis = ir, cal
     result.verdict = Verdict.PRIVATE
     best = cal.recommended
     result.summary = (f"{_title(best.key)}: Lap(scale {best.scale_text}) is ε-Pufferfish private "
                       f"for ε = {fmt_q(ir.epsilon)}")
     if best.key != "group_dp":
         result.summary += f" (group DP: {cal.mechanism('group_dp').scale_text})"
-    result.extra["calibration"] = cal.to_json()
+    result.details["calibration"] = cal.to_json()
+
+
+def check_chain_block(block: ChainBlock, source: SourceFile | None = None, options=None) -> BlockResult:
+    """All three phases at once (for callers outside the pipeline)."""
+    result = BlockResult(block.name, "chain", block.name_span, Verdict.ERROR, syntax=block)
+    ir, diags = lower(block)
+    if ir is None or diags:
+        result.diagnostics.extend(diags)
+        result.ir = ir
+        return result
+    report(ir, analyse(ir, options), result, options)
     return result
 
 
@@ -40,6 +56,3 @@ def _title(key: str) -> str:
             "wasserstein": "Wasserstein mechanism",
             "group_dp": "group differential privacy"}.get(key, key)
 
-
-# The pipeline's entry point for blocks of this kind (not yet split into phases).
-check_block = check_chain_block
