@@ -1,6 +1,8 @@
 """Benchmarks and tables for `chain` blocks (docs/correlated.md).
 
     python3 benchmarks/bench_quilt.py scaling      # calibrate time vs T
+    python3 benchmarks/bench_quilt.py length       # T = 10^3 … 10^12, sum and count: time independent of T
+    python3 benchmarks/bench_quilt.py states       # random chains of 10 … 100 states (time-outs included)
     python3 benchmarks/bench_quilt.py grid         # binary chains, T = 100, ε = 1
     python3 benchmarks/bench_quilt.py all
 
@@ -71,6 +73,59 @@ def scaling() -> None:
             sys.stdout.flush()
 
 
+def length(smoke: bool = False) -> None:
+    """calibrate time for T = 10^3 … 10^12 (issue 14: "chains of any length in
+    constant time"); target: no growth with T, every cell well under 1 s."""
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d')}")
+    print("target: time independent of T (each cell < 1 s)")
+    print("| chain | query | " + " | ".join(f"T = 10^{e}" for e in range(3, 13, 3)) + " |")
+    print("|---|---|" + "---:|" * 4)
+    cases = [("binary fast, stationary", "[[9/10, 1/10], [1/5, 4/5]]", "stationary"),
+             ("binary fast, starts in 0", "[[9/10, 1/10], [1/5, 4/5]]", "[1, 0]"),
+             ("binary slow, stationary", "[[99/100, 1/100], [1/100, 99/100]]", "stationary")]
+    for name, transition, initial in cases[:1] if smoke else cases:
+        for query in ("sum", "count(1)"):
+            cells = []
+            for e in range(3, 13, 3):
+                secs, cal = time_it(block("[0, 1]", initial, transition, query, 10 ** e), repeat=1 if smoke else 3)
+                cells.append(f"{secs:.3f} s ({cal.recommended.scale_text})")
+            print(f"| {name} | {query} | " + " | ".join(cells) + " |")
+            sys.stdout.flush()
+
+
+def states(timeout: float = 20.0) -> None:
+    """Random chains of n states (entries 1..9 / row sum), T = 1000, stationary and
+    not, within a time budget per block (issue 10: 40 states took 46 s, 100
+    states > 200 s, without a limit)."""
+    import random
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d')}, --timeout {timeout:g}")
+    print("| states | initial | T | seconds | verdict | recommended scale |")
+    print("|---:|---|---:|---:|---|---:|")
+    for n in (10, 20, 30, 40, 50, 100):
+        for initial in ("stationary", "random"):
+            rng = random.Random(n)
+            rows = []
+            for _ in range(n):
+                w = [rng.randint(1, 9) for _ in range(n)]
+                rows.append("[" + ", ".join(str(Fraction(x, sum(w))) for x in w) + "]")
+            init = initial
+            if initial == "random":
+                w = [rng.randint(1, 9) for _ in range(n)]
+                init = "[" + ", ".join(str(Fraction(x, sum(w))) for x in w) + "]"
+            T = 1000 if initial == "stationary" else 100
+            text = block("[" + ", ".join(map(str, range(n))) + "]", init, "[" + ", ".join(rows) + "]", "sum", T)
+            t0 = time.perf_counter()
+            res = check_source(SourceFile("bench.dp", text), {"timeout": timeout})
+            secs = time.perf_counter() - t0
+            b = res.blocks[0]
+            cal = b.artifacts.get("calibration")
+            print(f"| {n} | {initial} | {T} | {secs:.2f} | {b.verdict.value} "
+                  f"| {cal.recommended.scale_text if cal else '—'} |")
+            sys.stdout.flush()
+
+
 GRID = [Fraction(1, 100), Fraction(1, 20), Fraction(1, 10), Fraction(1, 5), Fraction(2, 5),
         Fraction(1, 2), Fraction(4, 5), Fraction(19, 20)]
 
@@ -112,3 +167,11 @@ if __name__ == "__main__":
         print()
     if what in ("scaling", "all"):
         scaling()
+    if what in ("length", "all"):
+        print()
+        length()
+    if what == "length-smoke":
+        length(smoke=True)
+    if what in ("states", "all"):
+        print()
+        states()

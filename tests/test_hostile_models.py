@@ -339,3 +339,15 @@ def test_release_of_a_large_series_is_bounded(tmp_path):
     run.check_clean()
     assert run.code == 2 and [d["code"] for d in run.json()["diagnostics"]] == ["E260"]
     assert run.maxrss_kb < 200 * 1024
+
+
+@pytest.mark.parametrize("eps", ["1/" + "1" + "0" * 400, "1" + "0" * 400])
+def test_chain_epsilon_out_of_float_range_is_located(tmp_path, eps):
+    """ε = 10^-400 or 10^400 crashed the float search (OverflowError, E000)."""
+    path = tmp_path / "eps.dp"
+    path.write_text(BINARY.format(length=1000, query="sum", initial="stationary").replace("ε = 1", f"ε = {eps}"),
+                    encoding="utf-8")
+    run = dslc("check", str(path), "--format", "json", limit=20, tmp=tmp_path)
+    run.check_clean()
+    b = blocks(run)["long"]
+    assert run.code == 2 and codes(b) == ["E254"] and b["diagnostics"][0]["span"]["line"] == 7

@@ -44,10 +44,11 @@ BOUND_LEVELS = (64, 256, 1024)     # bits of the rational bounds of e^ε, tried 
 ENUM_CONFIRM_LIMIT = 20000          # re-check a found parameter set by enumeration up to this many sequences
 # The automatic engine choice for numeric models (docs/pufferfish.md §3.5): the
 # pruned enumeration is used when its work — counted exactly beforehand, in
-# elementary integer operations — is at most this (about 2 s of CPython at
-# 10^7 operations a second);
-# otherwise the SMT query.
-ENUM_WORK_LIMIT = 20_000_000
+# elementary integer operations — is at most ENUM_WORK_LIMIT (about 10 s of
+# CPython at ENUM_RATE operations a second) and would take at most half of
+# the time left to the block; otherwise the SMT query.
+ENUM_WORK_LIMIT = 100_000_000
+ENUM_RATE = 10_000_000
 
 
 @dataclass
@@ -566,13 +567,16 @@ def enumeration_estimate(model: MarkovModel, limit: int | None = None) -> int | 
 def choose_engine(model: MarkovModel, requested: str = "auto") -> tuple[str, int | None]:
     """The engine for a `check` of ``model``: ``requested`` unless it is
     "auto"; then the pruned enumeration ("enum") for numeric models whose
-    enumeration work is at most :data:`ENUM_WORK_LIMIT`, else "smt".
+    enumeration work is at most :data:`ENUM_WORK_LIMIT` and at most half of
+    what :data:`ENUM_RATE` gets through in the block's remaining time, else "smt".
     Returns (engine, estimated work or None)."""
     if model.find or model.symbolic_params:
         return "smt", None
     if requested in ("smt", "dp", "enum"):
         return requested, None
-    work = enumeration_estimate(model)
+    left = limits.current().remaining()
+    limit = ENUM_WORK_LIMIT if left is None else min(ENUM_WORK_LIMIT, int(ENUM_RATE * left / 2))
+    work = enumeration_estimate(model, limit)
     return ("enum" if work is not None else "smt"), work
 
 

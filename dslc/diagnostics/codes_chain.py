@@ -89,6 +89,13 @@ register("E253", "chain-models", "The class Θ of chains is declared inconsisten
 or more `model NAME { initial = ...; transition = ... }` blocks — not both.
 Every model needs a transition matrix; model names are distinct.
 """)
+register("E254", "chain-out-of-range", "ε, a noise scale or a query value is too large or too small.", """
+Noise scales, the Markov Quilt search and released values are binary64
+floating-point numbers, so a `chain` block is calibrated only when
+10^-300 < ε < 10^300, the group-DP scale T·L/ε is at most 10^300, and the
+query stays within 10^300 (T times the largest state value).  Beyond, the
+noise could not be represented; use numbers of reasonable size.
+""")
 register("E260", "release-data-unreadable", "The data file cannot be read.", """
 `dslc release FILE --data series.csv` reads the series from a UTF-8 text
 file; the path does not exist, is a folder, is not readable or is not text.

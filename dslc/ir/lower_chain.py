@@ -111,7 +111,34 @@ def lower_chain(block: ChainBlock) -> tuple[ChainIR | None, list[Diagnostic]]:
         return None, diags
     ir = ChainIR(block.name, block.name_span, block.span, states, models, length, length_span,
                  query, eps, eps_span, method, method_span)
+    problem = _out_of_range(ir)
+    if problem is not None:
+        return None, [problem]
     return ir, []
+
+
+RANGE = Fraction(10) ** 300      # noise scales and released values are binary64 numbers
+
+
+def _out_of_range(ir: ChainIR) -> Diagnostic | None:
+    """E254 when ε, a noise scale or a query value would leave the range of
+    binary64 (the Markov Quilt search, the printed scales and the sampler of
+    `dslc release` are floating point): 10^-300 < ε < 10^300,
+    T·L/ε ≤ 10^300 and T·max|value| ≤ 10^300."""
+    eps, T, L = ir.epsilon, ir.length, ir.query.lipschitz
+    biggest = max((abs(v) for v in ir.state_values() or []), default=Fraction(0))
+    if not (1 / RANGE < eps < RANGE):
+        what, span = f"ε = {fmt_q(eps, short=True)} is outside the range 10^-300 … 10^300", ir.epsilon_span
+    elif T * L / eps > RANGE:
+        what, span = f"the group-DP noise scale T·L/ε = {fmt_q(T * L / eps, short=True)} is above 10^300", \
+            ir.epsilon_span
+    elif T * biggest > RANGE:
+        what, span = f"the query can reach {fmt_q(T * biggest, short=True)}, above 10^300", ir.query.span
+    else:
+        return None
+    return (error("E254", f"cannot calibrate `{ir.name}`: {what}", span, "out of range")
+            .note("noise scales, the Markov Quilt search and released values are binary64 numbers")
+            .with_help("use ε, state values and a Lipschitz constant of reasonable size"))
 
 
 # --------------------------------------------------------------- settings
