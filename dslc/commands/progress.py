@@ -5,7 +5,6 @@ see it)."""
 from __future__ import annotations
 
 import sys
-import threading
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -21,6 +20,8 @@ def progress_display(enabled: bool = True, what: str = "working",
     if not enabled or not sys.stderr.isatty():
         yield lambda *a, **k: None
         return
+    import threading
+
     lock = threading.Lock()
     state = {"progress": None, "task": None, "description": what, "completed": 0, "stopped": False}
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-from rich.cells import cell_len
-
 TABSTOP = 8
 _CONTROL = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]")
 _CONTROL_LINES = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]")
@@ -28,6 +26,15 @@ def visible(text: str, one_line: bool = False) -> str:
     and line ends too: for file names and one-line formats)."""
     pattern = _CONTROL_LINES if one_line else _CONTROL
     return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def cell_len(text: str) -> int:
+    """Terminal cells taken by ``text``: its length when it is printable
+    ASCII, else rich's count (rich is imported only then)."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    from rich.cells import cell_len as rich_cell_len
+    return rich_cell_len(text)
 
 
 def cells(text: str) -> int:
