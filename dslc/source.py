@@ -72,8 +72,16 @@ class SourceFile:
             out.append(total)
         return out
 
+    _LAZY_LOOKUPS = 64           # after this many lookups the full line table pays off
+
     def _lazy(self) -> bool:
-        return len(self.text) > self._LAZY_LINES and "line_starts" not in self.__dict__
+        if len(self.text) <= self._LAZY_LINES or "line_starts" in self.__dict__:
+            return False
+        self._lookups = getattr(self, "_lookups", 0) + 1
+        if self._lookups > self._LAZY_LOOKUPS:
+            self.line_starts                     # many locations (--explain, JSON): build the table
+            return False
+        return True
 
     def _line_start(self, line: int) -> int:
         """Offset of 1-based line ``line`` (which exists), from the block counts."""

@@ -275,3 +275,23 @@ def test_splitter_hands_large_blocks_to_the_flat_reader():
     assert [c.keyword for c in chunks] == ["mechanism", "automaton", "automaton"] and not diags
     big = chunks[1]
     assert text[big.end - 1] == "}" and text[big.end:big.end + 4] == "   \n"
+
+
+def test_line_index_of_large_texts():
+    """Large texts locate lines from counts per block of text (a few locations
+    need no line table), then build the table when many are asked for: the
+    same lines, columns, offsets and line texts either way."""
+    rng = random.Random(5)
+    for _ in range(20):
+        text = "".join("x" * rng.choice([0, 1, 5, 80, 3000]) + rng.choice(["\n", "ε\n", ""])
+                       for _ in range(rng.randint(0, 3000)))
+        lazy, full = SourceFile("a", text), SourceFile("b", text)
+        lazy._LAZY_LINES, lazy._BLOCK = 0, rng.choice([1, 7, 64, 1000])
+        lazy._LAZY_LOOKUPS = rng.choice([5, 10**9])
+        for o in [rng.randint(-3, len(text) + 3) for _ in range(200)] + [0, len(text)]:
+            assert lazy.line_col(o) == full.line_col(o)
+        lines = len(full.line_starts)
+        assert lazy.line_count() == lines
+        for line in list(range(-1, min(lines + 3, 50))) + [rng.randint(1, lines + 2) for _ in range(100)]:
+            assert [lazy.offset(line, c) for c in (1, 2, 50, 10**6)] == [full.offset(line, c) for c in (1, 2, 50, 10**6)]
+            assert lazy.line_text(line) == full.line_text(line)

@@ -106,8 +106,12 @@ def lookup(values, ids: array, kind):
     return bytes(got) if kind is bytes else array("i", got)
 
 
+KEPT = 1 << 16       # items a view keeps (built again when asked for after that)
+
+
 class _View:
-    """A read-only sequence whose items are built on first access and kept."""
+    """A read-only sequence whose items are built on first access and kept
+    (the last :data:`KEPT` of them)."""
 
     def __init__(self, size: int, build):
         self._size = size
@@ -126,6 +130,8 @@ class _View:
             raise IndexError("index out of range")
         item = self._kept.get(i)
         if item is None:
+            if len(self._kept) >= KEPT:             # a bounded memory: reading every item keeps few
+                self._kept.clear()
             item = self._kept[i] = self._build(i)
         return item
 

@@ -437,7 +437,8 @@ class FlatColumns:
 
 class LazyStates:
     """The states of a flat block, parsed when asked for: a sequence of
-    :class:`ast.StateDecl` (indexed ones are kept, iteration keeps none)."""
+    :class:`ast.StateDecl` (the last 65,536 indexed ones are kept, iteration
+    keeps none)."""
 
     def __init__(self, columns: FlatColumns):
         self._columns = columns
@@ -456,6 +457,8 @@ class LazyStates:
             raise IndexError("state index out of range")
         decl = self._kept.get(i)
         if decl is None:
+            if len(self._kept) >= 1 << 16:            # bounded: reading every state keeps few
+                self._kept.clear()
             decl = self._kept[i] = self._columns.state_decl(i)
         return decl
 
