@@ -95,7 +95,7 @@ def block_graph(block: BlockResult, explain: bool = False) -> nx.MultiDiGraph:
         from dslc.graph.markov import markov_graph
         if ir is None:
             raise _no_verdict(block)
-        return markov_graph(block, ir, analysis)
+        return markov_graph(block, ir, getattr(analysis, "outcome", None))
     if block.kind == "chain":
         from dslc.graph.chain import chain_graph
         if ir is None:
