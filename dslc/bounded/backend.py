@@ -21,7 +21,6 @@ from dslc.bounded.diagnose import (bound_text, eps_text, no_values_diagnostic, p
 from dslc.syntax.hmm import MarkovBlock
 from dslc.bounded.validate import ValidationTimeout, prove_obligations
 from dslc.results import BlockResult, Verdict
-from dslc.source import SourceFile
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -141,18 +140,6 @@ def report(model: MarkovModel, analysis: Analysis, result: BlockResult, options=
                           f"private for k = {model.horizon}")
     else:
         _unknown(model, result, outcome, analysis.timeout)
-
-
-def check_markov_block(block: MarkovBlock, source: SourceFile | None = None, options=None) -> BlockResult:
-    """All three phases at once (for callers outside the pipeline)."""
-    result = BlockResult(block.name, block.kind, block.name_span, Verdict.ERROR, syntax=block)
-    model, diags = lower(block)
-    if model is None or diags:
-        result.diagnostics.extend(diags)
-        result.ir = model
-        return result
-    report(model, analyse(model, options), result, options)
-    return result
 
 
 def _unknown(model: MarkovModel, result: BlockResult, outcome: Outcome, timeout: float) -> BlockResult:

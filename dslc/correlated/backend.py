@@ -11,7 +11,6 @@ from dslc.ir.lower_chain import lower_chain
 from dslc.numbers import fmt_fraction as fmt_q
 from dslc.syntax.chain import ChainBlock
 from dslc.results import BlockResult, Verdict
-from dslc.source import SourceFile
 
 
 def lower(block: ChainBlock):
@@ -35,18 +34,6 @@ def report(ir: ChainIR, cal: Calibration, result: BlockResult, options=None, pat
     if best.key != "group_dp":
         result.summary += f" (group DP: {cal.mechanism('group_dp').scale_text})"
     result.details["calibration"] = cal.to_json()
-
-
-def check_chain_block(block: ChainBlock, source: SourceFile | None = None, options=None) -> BlockResult:
-    """All three phases at once (for callers outside the pipeline)."""
-    result = BlockResult(block.name, "chain", block.name_span, Verdict.ERROR, syntax=block)
-    ir, diags = lower(block)
-    if ir is None or diags:
-        result.diagnostics.extend(diags)
-        result.ir = ir
-        return result
-    report(ir, analyse(ir, options), result, options)
-    return result
 
 
 def _title(key: str) -> str:
