@@ -234,6 +234,10 @@ class ModelTables:
                 else:
                     best = max(best, lr(A[u][x], A[u][y]))
             raw[(x, y)] = best
+        self._store(d, fwd, raw, pin)
+
+    def _store(self, d: int, fwd: dict, raw: dict, pin) -> None:
+        """The forward and backward log-ratios of distance ``d``, per pair."""
         F, B = [], []
         for (x, y) in self.pairs:
             F.append(fwd[(x, y)])
@@ -259,17 +263,7 @@ class ModelTables:
                 raw[(x, y)] = _log_max_ratio([(A[u][x] * py, A[u][y] * px) for u in support], lr)
             else:
                 raw[(x, y)] = _log_max_ratio([(A[u][x], A[u][y]) for u in support], lr)
-        F, B = [], []
-        for (x, y) in self.pairs:
-            F.append(fwd[(x, y)])
-            if pin is not None:
-                B.append(raw[(x, y)])
-            elif self.stationary:
-                B.append(_add(raw[(x, y)], self.lpi[(x, y)]))
-            else:
-                B.append(_add(raw[(x, y)], raw[(y, x)]))
-        self.F[d] = F
-        self.B[d] = B
+        self._store(d, fwd, raw, pin)
 
     # -------------------------------------------------------------- exact values
     def exact_ratio(self, a: int, b: int) -> Fraction | None:
