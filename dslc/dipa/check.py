@@ -751,7 +751,7 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
                 dist[t] = cand
                 best_in[t] = e
         del ccomp, tcomp
-        best = max(range(ncomp), key=dist.__getitem__) if ncomp else -1
+        best = dist.index(max(dist)) if ncomp else -1        # the first component of largest distance
         weight = Fraction(dist[best], denom) if ncomp else Fraction(0)
         heaviest = Heaviest(best_in, best, lambda e: comp[src[e]])
 
