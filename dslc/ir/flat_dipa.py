@@ -25,6 +25,7 @@ from itertools import accumulate, chain, compress, repeat
 from operator import le
 from typing import NamedTuple, Sequence
 
+from dslc.syntax.fast_automaton import OnDemand
 from dslc.ir.dipa import DiPA, Guard, Output, OutKind, State, Transition
 
 GUARD_CODE = {Guard.TRUE: 0, Guard.GE: 1, Guard.LT: 2}
@@ -106,52 +107,6 @@ def lookup(values, ids: array, kind):
     return bytes(got) if kind is bytes else array("i", got)
 
 
-KEPT = 1 << 16       # items a view keeps (built again when asked for after that)
-
-
-class _View:
-    """A read-only sequence whose items are built on first access and kept
-    (the last :data:`KEPT` of them)."""
-
-    def __init__(self, size: int, build):
-        self._size = size
-        self._build = build
-        self._kept: dict[int, object] = {}
-
-    def __len__(self) -> int:
-        return self._size
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._size))]
-        if i < 0:
-            i += self._size
-        if not 0 <= i < self._size:
-            raise IndexError("index out of range")
-        item = self._kept.get(i)
-        if item is None:
-            if len(self._kept) >= KEPT:             # a bounded memory: reading every item keeps few
-                self._kept.clear()
-            item = self._kept[i] = self._build(i)
-        return item
-
-    def __iter__(self):
-        for i in range(self._size):
-            yield self[i]
-
-    def __bool__(self) -> bool:
-        return self._size > 0
-
-    def __eq__(self, other) -> bool:
-        try:
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        except TypeError:
-            return NotImplemented
-
-    def __repr__(self) -> str:
-        return f"<{self._size} items, built on demand>"
-
-
 class FlatDiPA(DiPA):
     """A DiPA stored as columns (see the module's docstring).  Built by
     :func:`dslc.ir.lower_automaton.lower_automaton` for flat blocks."""
@@ -184,13 +139,13 @@ class FlatDiPA(DiPA):
         dipa._kinds = kinds
         dipa._code = lookup([code_of(g, o, s) for g, o, s in kinds], kind_id, bytes)
         dipa._src = None
-        dipa.states = _View(len(names), dipa._state)
-        dipa.transitions = _View(len(dst), dipa._transition)
+        dipa.states = OnDemand(len(names), dipa._state, "states")
+        dipa.transitions = OnDemand(len(dst), dipa._transition, "transitions")
         return dipa
 
     def _intact(self) -> bool:
         """True unless a copy (``dataclasses.replace``) swapped the states or transitions."""
-        return isinstance(self.__dict__.get("states"), _View) and "_block" in self.__dict__ \
+        return isinstance(self.__dict__.get("states"), OnDemand) and "_block" in self.__dict__ \
             and self.states._build == self._state and self.transitions._build == self._transition
 
     def own_columns(self) -> Columns | None:

@@ -435,40 +435,46 @@ class FlatColumns:
         return decl
 
 
-class LazyStates:
-    """The states of a flat block, parsed when asked for: a sequence of
-    :class:`ast.StateDecl` (the last 65,536 indexed ones are kept, iteration
-    keeps none)."""
+class OnDemand:
+    """A read-only sequence of ``size`` items, each built by ``build(i)`` on
+    first access; the last 65,536 indexed ones are kept, iteration keeps none
+    (so reading every item of a 10^7-state block holds few in memory).  The
+    states of a flat block (:class:`ast.StateDecl`) and the states and
+    transitions of a :class:`~dslc.ir.flat_dipa.FlatDiPA` are such sequences."""
 
-    def __init__(self, columns: FlatColumns):
-        self._columns = columns
-        self._kept: dict[int, ast.StateDecl] = {}
+    KEPT = 1 << 16
+
+    def __init__(self, size: int, build, what: str = "items"):
+        self._size = size
+        self._build = build
+        self._what = what
+        self._kept: dict[int, object] = {}
 
     def __len__(self) -> int:
-        return len(self._columns.names)
+        return self._size
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self)
+            return [self[j] for j in range(*i.indices(self._size))]
         if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("state index out of range")
-        decl = self._kept.get(i)
-        if decl is None:
-            if len(self._kept) >= 1 << 16:            # bounded: reading every state keeps few
+            i += self._size
+        if not 0 <= i < self._size:
+            raise IndexError("index out of range")
+        item = self._kept.get(i)
+        if item is None:
+            if len(self._kept) >= self.KEPT:          # bounded: reading every item keeps few
                 self._kept.clear()
-            decl = self._kept[i] = self._columns.state_decl(i)
-        return decl
+            item = self._kept[i] = self._build(i)
+        return item
 
     def __iter__(self):
-        kept, decl = self._kept, self._columns.state_decl
-        for i in range(len(self)):
-            yield kept.get(i) or decl(i)
+        kept, build = self._kept, self._build
+        for i in range(self._size):
+            item = kept.get(i)
+            yield item if item is not None else build(i)
 
     def __bool__(self) -> bool:
-        return len(self) > 0
+        return self._size > 0
 
     def __eq__(self, other) -> bool:
         try:
@@ -477,7 +483,7 @@ class LazyStates:
             return NotImplemented
 
     def __repr__(self) -> str:
-        return f"<{len(self)} states, parsed on demand>"
+        return f"<{self._size} {self._what}, built on demand>"
 
 
 # Blocks read flat by the splitter (read_block_flat), until the parser asks for them.
@@ -518,7 +524,7 @@ def read_block_flat(source: SourceFile, start: int, limit: int) -> int | None:
 
 class FlatAutomatonBlock(ast.AutomatonBlock):
     """An `automaton` block read by :func:`read_flat`: ``states`` is a
-    :class:`LazyStates`; ``flat`` holds the columns for the lowering."""
+    :class:`OnDemand` sequence; ``flat`` holds the columns for the lowering."""
 
     flat: FlatColumns
 
@@ -578,6 +584,6 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
     if pending is not None:
         resolve(*pending)
     block = FlatAutomatonBlock(Span(source, head_start, close + 1), name.group(),
-                               Span(source, name.start(), name.end()), states=LazyStates(cols), claims=claims)
+                               Span(source, name.start(), name.end()), states=OnDemand(len(cols.names), cols.state_decl, "states"), claims=claims)
     block.flat = cols
     return block
