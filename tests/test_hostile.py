@@ -37,14 +37,34 @@ class Run:
         return json.loads(self.out)
 
 
+# The child reports its own peak (VmHWM: this process's memory only; ru_maxrss of a
+# forked child also counts the pytest process it was forked from).
+WRAPPER = """
+import atexit, os, runpy, sys
+def _peak(path=os.environ["DSLC_TEST_PEAK"]):
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                open(path, "w").write(line.split()[1])
+    except OSError:
+        pass
+atexit.register(_peak)
+sys.argv = ["dslc", *sys.argv[1:]]
+runpy.run_module("dslc", run_name="__main__")
+"""
+
+
 def dslc(*args: str, limit: float = 20.0, stdin: bytes | None = None, cwd: Path | None = None) -> Run:
     """Run `python -m dslc ARGS` with a wall-clock ``limit`` (killed past it)."""
     out_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"dslc-hostile-{os.getpid()}-{threading.get_ident()}"
     with open(f"{out_path}.out", "w+b") as out, open(f"{out_path}.err", "w+b") as err:
         start = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-m", "dslc", *args], stdout=out, stderr=err,
+        peak_file = Path(f"{out_path}.peak")
+        peak_file.unlink(missing_ok=True)
+        proc = subprocess.Popen([sys.executable, "-c", WRAPPER, *args], stdout=out, stderr=err,
                                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                                cwd=cwd or ROOT, env={**os.environ, "COLUMNS": "120"})
+                                cwd=cwd or ROOT, env={**os.environ, "COLUMNS": "120",
+                                                      "DSLC_TEST_PEAK": str(peak_file)})
         killer = threading.Timer(limit, lambda: proc.kill())
         killer.start()
         try:
@@ -62,7 +82,9 @@ def dslc(*args: str, limit: float = 20.0, stdin: bytes | None = None, cwd: Path 
         out.seek(0)
         err.seek(0)
         run = Run(proc.returncode, out.read().decode("utf-8", "replace"),
-                  err.read().decode("utf-8", "replace"), seconds, usage.ru_maxrss)
+                  err.read().decode("utf-8", "replace"), seconds,
+                  int(peak_file.read_text()) if peak_file.exists() else usage.ru_maxrss)
+        peak_file.unlink(missing_ok=True)
     for suffix in (".out", ".err"):
         Path(f"{out_path}{suffix}").unlink(missing_ok=True)
     assert run.code != -signal.SIGKILL, f"killed after {limit} s: dslc {' '.join(args)}"
