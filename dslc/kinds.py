@@ -11,11 +11,11 @@ means adding a row here, a rule to the grammar and a backend function.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dslc.record import record
 from types import ModuleType
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BlockKind:
     keyword: str
     start_rule: str          # the grammar's start rule for a block of this kind

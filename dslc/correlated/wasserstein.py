@@ -21,7 +21,7 @@ it is only attempted when it fits :data:`BUDGET` elementary steps.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dslc.record import record
 from fractions import Fraction
 
 from dslc import limits
@@ -35,7 +35,7 @@ class TooLarge(Exception):
     pass
 
 
-@dataclass
+@record
 class WassersteinResult:
     W: Fraction
     model: str

@@ -10,12 +10,12 @@ backend import.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dslc.record import record
 
 DOCS_URL = "https://dslc.dev/docs/codes#{code}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodeInfo:
     code: str
     title: str

@@ -9,7 +9,7 @@ only format them.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from typing import Any
 
 from dslc.source import Span
@@ -24,14 +24,14 @@ class Severity(str, enum.Enum):
         return self.value
 
 
-@dataclass
+@record
 class Label:
     span: Span
     message: str = ""
     primary: bool = False
 
 
-@dataclass
+@record
 class Diagnostic:
     code: str
     message: str

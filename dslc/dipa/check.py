@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from functools import cached_property
 from fractions import Fraction
 from itertools import compress, filterfalse, repeat
@@ -41,7 +41,7 @@ MAX_PER_KIND = 10
 HUB_THRESHOLD = 5_000
 
 
-@dataclass
+@record
 class Violation:
     """One witness of a violated condition.
 
@@ -156,7 +156,7 @@ class Heaviest:
         return repr(self.path)
 
 
-@dataclass
+@record
 class CheckResult:
     reachable: list[bool]
     violations: list[Violation]

@@ -44,7 +44,7 @@ from __future__ import annotations
 import decimal
 import heapq
 import os
-from dataclasses import dataclass
+from dslc.record import record
 from decimal import Decimal
 from fractions import Fraction
 
@@ -70,7 +70,7 @@ HALF = Fraction(1, 2)
 EPSILON_RANGE = (Fraction(1, 16), Fraction(64))   # the local search keeps ε inside
 
 
-@dataclass
+@record
 class Candidate:
     path: list[int]                 # transitions from the initial state
     signs: list[int]                # per step: β − α in units of Δ (−1, 0, +1)
@@ -81,7 +81,7 @@ class Candidate:
         return (tuple(self.path), tuple(self.signs), tuple(self.offsets), self.epsilon)
 
 
-@dataclass
+@record
 class Witness:
     """A checked witness of d_lower."""
     epsilon: Fraction
@@ -93,7 +93,7 @@ class Witness:
     bound: Decimal                  # the proven lower bound of ln(Pr_α/Pr_β)/ε, before rounding
 
 
-@dataclass
+@record
 class LowerBound:
     value: Decimal = Decimal(0)     # d_lower, rounded down to SIGNIFICANT digits
     witness: Witness | None = None
@@ -465,6 +465,13 @@ def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
         return scorer.best is not None and scorer.best[0] >= scorer.goal()
 
     for route in graph.routes():
+        # the likeliest tight candidate first (most turns, ε = 1): a block whose
+        # bound is tight there stops after one evaluation; otherwise it is
+        # cached and met again below
+        probe = graph.realise(route, TURNS[-1])
+        if probe is not None and consider(Candidate(probe, default_signs(dipa, probe, True),
+                                                    [Fraction(0)] * len(probe), EPSILONS[0])):
+            return
         for turns in TURNS:
             path = graph.realise(route, turns)
             if path is None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from fractions import Fraction
 
 from dslc import limits
@@ -51,7 +51,7 @@ LEMMA = {LEAKING_CYCLE: "Lemma 6", LEAKING_PAIR: "Lemma 7", DISCLOSING_CYCLE: "L
          VIOLATING_PATH: "Lemma 9"}
 
 
-@dataclass
+@record
 class Position:
     transition: int
     segment: str          # "prefix", "cycle", "path", "cycle2"
@@ -59,7 +59,7 @@ class Position:
     index: int            # position inside the segment
 
 
-@dataclass
+@record
 class Instance:
     """The witness for one ℓ: two equivalent paths on adjacent inputs."""
 
@@ -76,7 +76,7 @@ class Instance:
         return [s.input for s in self.beta if s.input is not None]
 
 
-@dataclass
+@record
 class Row:
     length: int
     log_alpha: float
@@ -89,7 +89,7 @@ class Row:
                 "log_ratio": self.log_ratio, "error": self.error}
 
 
-@dataclass
+@record
 class Witness:
     kind: str
     segments: list[tuple[str, list[int], bool]]      # (name, transitions, repeated ℓ times)
@@ -439,7 +439,7 @@ def replay(dipa: DiPA, inst: Instance) -> tuple[list[Step], list[Step]]:
     return pa, pb
 
 
-@dataclass
+@record
 class Shown:
     """The instance written out in full, recomputed from its printed form."""
     length: int
@@ -616,7 +616,7 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
     return notes
 
 
-@dataclass
+@record
 class Outcome:
     """The witness of one violation, checked (or why none could be built)."""
     violation: Violation

@@ -10,7 +10,7 @@ automata directly.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from fractions import Fraction
 
 from dslc.numbers import fmt_fraction, fmt_rate  # noqa: F401  (re-exported)
@@ -33,7 +33,7 @@ class OutKind(str, enum.Enum):
     INSAMPLE_PRIME = "insample'"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Output:
     kind: OutKind
     symbol: str | None = None        # None with SYMBOL: the silent output
@@ -57,7 +57,7 @@ def symbol(name: str) -> Output:
     return Output(OutKind.SYMBOL, name)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class State:
     name: str
     is_input: bool
@@ -72,7 +72,7 @@ class State:
     terminal: bool = False            # a halt state made by lowering
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Transition:
     source: int
     guard: Guard
@@ -86,7 +86,7 @@ class Transition:
     target_span: Span | None = None
 
 
-@dataclass
+@record
 class DiPA:
     name: str
     states: list[State] = field(default_factory=list)

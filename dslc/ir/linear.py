@@ -9,7 +9,7 @@ exhaust Python's recursion limit).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dslc.record import record
 from fractions import Fraction
 from typing import Callable
 
@@ -22,7 +22,7 @@ from dslc.syntax import ast
 ZERO = Fraction(0)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Linear:
     const: Fraction = ZERO
     eps: Fraction = ZERO

@@ -8,7 +8,6 @@ from itertools import chain, compress, repeat
 from operator import eq
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
-from dslc.diagnostics.suggest import did_you_mean
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, OutKind, Output, State,
                           Transition, symbol, SILENT)
 from dslc.ir.claims import lower_claims
@@ -71,6 +70,7 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
         for t in decl.transitions:
             guard = _guard(t.guard, diags)
             if t.target not in index:
+                from dslc.diagnostics.suggest import did_you_mean  # only on this error (start-up)
                 diag = error("E101", f"unknown state `{t.target}`", t.target_span, "no state has this name")
                 diag.with_help(did_you_mean(t.target, index)
                                or f"declare it: `state {t.target} input Lap(ε, 0) {{ }}`")

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from fractions import Fraction
 
 from dslc import limits
 from dslc.source import Span
 
 
-@dataclass
+@record
 class Node:
     span: Span
 
 
 # ------------------------------------------------------------- expressions
-@dataclass
+@record
 class Expr(Node):
     pass
 
 
-@dataclass
+@record
 class Num(Expr):
     value: Fraction
 
@@ -37,35 +37,35 @@ def number_value(text: str) -> Fraction:
     return Fraction(text)
 
 
-@dataclass
+@record
 class Eps(Expr):
     pass
 
 
-@dataclass
+@record
 class Name(Expr):
     name: str
 
 
-@dataclass
+@record
 class Symbol(Expr):
     """An output symbol: ⊤, ⊥ or a quoted string."""
     name: str
 
 
-@dataclass
+@record
 class BinOp(Expr):
     op: str          # + - * /
     left: Expr
     right: Expr
 
 
-@dataclass
+@record
 class Neg(Expr):
     operand: Expr
 
 
-@dataclass
+@record
 class Draw(Expr):
     """`Lap(rate, mean)` or `Lap'(rate, mean)`."""
     prime: bool
@@ -74,26 +74,26 @@ class Draw(Expr):
     keyword_span: Span
 
 
-@dataclass
+@record
 class Read(Expr):
     pass
 
 
 # ------------------------------------------------------------- automaton
-@dataclass
+@record
 class GuardDecl(Node):
     kind: str                 # "true" | ">=" | "<" | ">" | "<="
     variable: str | None = None
     variable_span: Span | None = None
 
 
-@dataclass
+@record
 class OutputDecl(Node):
     kind: str                 # "symbol" | "insample" | "insample'"
     symbol: str | None = None
 
 
-@dataclass
+@record
 class TransitionDecl(Node):
     guard: GuardDecl
     target: str
@@ -106,7 +106,7 @@ class TransitionDecl(Node):
         return self.store_span is not None
 
 
-@dataclass
+@record
 class StateDecl(Node):
     name: str
     name_span: Span
@@ -116,7 +116,7 @@ class StateDecl(Node):
     transitions: list[TransitionDecl]
 
 
-@dataclass
+@record
 class Block(Node):
     name: str
     name_span: Span
@@ -124,7 +124,7 @@ class Block(Node):
     kind = "block"
 
 
-@dataclass
+@record
 class Claim(Node):
     """A declaration between a DiPA block's name and its body:
     `budget 3/2 ε` or `sensitivity 2` (docs/language.md, "Budgets")."""
@@ -133,7 +133,7 @@ class Claim(Node):
     keyword_span: Span
 
 
-@dataclass
+@record
 class AutomatonBlock(Block):
     states: list[StateDecl] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
@@ -141,19 +141,19 @@ class AutomatonBlock(Block):
 
 
 # ------------------------------------------------------------- mechanism
-@dataclass
+@record
 class Stmt(Node):
     pass
 
 
-@dataclass
+@record
 class Assign(Stmt):
     target: str
     target_span: Span
     value: Expr
 
 
-@dataclass
+@record
 class Cond(Node):
     op: str                   # >= < > <=
     left: Expr
@@ -161,7 +161,7 @@ class Cond(Node):
     op_span: Span
 
 
-@dataclass
+@record
 class If(Stmt):
     cond: Cond
     then: list[Stmt]
@@ -169,35 +169,35 @@ class If(Stmt):
     keyword_span: Span
 
 
-@dataclass
+@record
 class Loop(Stmt):
     body: list[Stmt]
     keyword_span: Span
     end_span: Span            # the closing brace: where the back edge is
 
 
-@dataclass
+@record
 class Output(Stmt):
     value: Expr
 
 
-@dataclass
+@record
 class Halt(Stmt):
     pass
 
 
-@dataclass
+@record
 class Break(Stmt):
     pass
 
 
-@dataclass
+@record
 class Param(Node):
     name: str
     default: Expr | None
 
 
-@dataclass
+@record
 class MechanismBlock(Block):
     params: list[Param] = field(default_factory=list)
     body: list[Stmt] = field(default_factory=list)

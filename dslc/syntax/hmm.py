@@ -9,7 +9,7 @@ collides with the rule callbacks of other block kinds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from fractions import Fraction
 
 from lark import Token
@@ -19,32 +19,32 @@ from dslc.syntax import ast
 
 
 # ------------------------------------------------------------------ AST
-@dataclass
+@record
 class MLabel(ast.Node):
     """A name of a state, observation or action (a name, an integer or a string)."""
     name: str
 
 
-@dataclass
+@record
 class MEntry(ast.Node):
     """`label: probability` inside a distribution (the probability defaults to 1)."""
     label: MLabel
     prob: ast.Expr | None
 
 
-@dataclass
+@record
 class MItem(ast.Node):
     """Base of the statements of a model."""
 
 
-@dataclass
+@record
 class MDeclare(MItem):
     what: str                    # "states" | "observations" | "actions"
     labels: list[MLabel]
     keyword_span: Span
 
 
-@dataclass
+@record
 class MRange(ast.Node):
     lo: ast.Expr
     hi: ast.Expr
@@ -52,7 +52,7 @@ class MRange(ast.Node):
     hi_open: bool
 
 
-@dataclass
+@record
 class MParam(MItem):
     name: str
     name_span: Span
@@ -60,7 +60,7 @@ class MParam(MItem):
     value: ast.Expr | None
 
 
-@dataclass
+@record
 class MAssume(MItem):
     left: ast.Expr
     op: str                      # = != < <= > >=
@@ -68,13 +68,13 @@ class MAssume(MItem):
     op_span: Span
 
 
-@dataclass
+@record
 class MPrior(MItem):
     entries: list[MEntry]
     keyword_span: Span
 
 
-@dataclass
+@record
 class MRow(MItem):
     """`source [on action] -> target: p, ...`"""
     source: MLabel
@@ -82,21 +82,21 @@ class MRow(MItem):
     entries: list[MEntry]
 
 
-@dataclass
+@record
 class MEmits(MItem):
     """`source emits observation: p, ...`"""
     source: MLabel
     entries: list[MEntry]
 
 
-@dataclass
+@record
 class MSecret(MItem):
     name: str
     name_span: Span
     states: list[MLabel]
 
 
-@dataclass
+@record
 class MProtect(MItem):
     left: str
     left_span: Span
@@ -104,7 +104,7 @@ class MProtect(MItem):
     right_span: Span
 
 
-@dataclass
+@record
 class MEpsilon(ast.Node):
     """ε as written: `ln R` (``ln_of`` set) or a plain expression (``value`` set)."""
     ln_of: ast.Expr | None = None
@@ -112,30 +112,30 @@ class MEpsilon(ast.Node):
     ambiguous: bool = False      # `ln 3/2`: ln(3/2) or (ln 3)/2?  Rejected with E214.
 
 
-@dataclass
+@record
 class MCheck(MItem):
     epsilon: MEpsilon
     horizons: list[tuple[str, Span]]   # the text and span of each NUMBER after `k =`
     keyword_span: Span
 
 
-@dataclass
+@record
 class MFind(MItem):
     names: list[tuple[str, Span]]
 
 
-@dataclass
+@record
 class MarkovBlock(ast.Block):
     items: list[MItem] = field(default_factory=list)
     kind = "markov"
 
 
-@dataclass
+@record
 class HmmBlock(MarkovBlock):
     kind = "hmm"
 
 
-@dataclass
+@record
 class MdpBlock(MarkovBlock):
     kind = "mdp"
 

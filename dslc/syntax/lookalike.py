@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dslc.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LookAlike:
     char: str           # the character found
     intended: str       # what to write instead (shown in the message)
