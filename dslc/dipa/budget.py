@@ -73,6 +73,11 @@ def interval_text(upper: Fraction, lb: LowerBound | None) -> str:
     if lb is None or not lb.searched:
         why = f" (lower bound {lb.reason})" if lb is not None and lb.reason else ""
         return f"d ≤ {d}{why}"
+    if lb.witness is None:
+        # "d ∈ [0, …]" is true but says nothing: say what the search did instead
+        if lb.cut_short:
+            return f"d ≤ {d} (no lower bound above 0 found in the time given; see --lower-bound-time)"
+        return f"d ≤ {d} (no lower bound above 0 found)"
     text = f"d ∈ [{lb.text}, {d}]"
     if lb.tight(upper):
         text += " (tight)"
