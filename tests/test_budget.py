@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from dslc import limits
 from dslc.cli import main
 from dslc.dipa import lower_bound
 from dslc.dipa.check import check
@@ -331,14 +332,61 @@ def test_default_search_is_cheap_on_the_examples():
 
 
 def test_search_respects_its_time_on_a_large_automaton():
+    """With a budget the short paths can beat, the search runs on a large automaton
+    (no tight bound is reachable there) and keeps to its time."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from gen_dipa import random_well_formed, svt_chain
     for dipa in (svt_chain(3001), random_well_formed(3000)):
         found = check(dipa)
         start = time.monotonic()
-        lb = search(dipa, found, found.weight)
+        lb = search(dipa, found, found.weight, target=F(1, 2))
+        assert lb.searched
         assert time.monotonic() - start < 1.0
         assert 0 < F(lb.value) <= found.weight
+
+
+def test_no_search_where_short_paths_cannot_come_near_d():
+    """svt_chain(3001): d = 1500, but a path of 40 steps loses at most 20·ε; the
+    search would spend its whole time for a bound below 2% of d."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gen_dipa import svt_chain
+    dipa = svt_chain(3001)
+    found = check(dipa)
+    lb = search(dipa, found, found.weight)
+    assert not lb.searched and lb.witness is None
+    assert lb.reason == ("not searched: a path of at most 40 steps loses at most 20·ε, "
+                         "less than 95% of d")
+    small = svt_chain(9)                      # d = 4: a path of 40 steps can reach it
+    found = check(small)
+    assert search(small, found, found.weight).searched
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(dipas(max_states=6, private_bias=True))
+def test_a_path_loses_at_most_its_critical_costs(dipa):
+    """The premise of skipping the search: every scored candidate (≤ MAX_STEPS
+    transitions) loses at most the sum of the critical costs on its path."""
+    found = check(dipa)
+    if not found.well_formed or not found.weight:
+        return
+    cost = dict(found.critical)
+    scorer = lower_bound._Scorer(dipa, F(1))
+    seen = []
+    original = scorer.score
+
+    def score(cand):
+        v = original(cand)
+        if v is not None:
+            seen.append((v, sum(cost.get(e, 0) for e in cand.path)))
+        return v
+    scorer.score = score
+    with limits.scope(limits.Deadline(0.1)):
+        try:
+            lower_bound._search(dipa, found, scorer)
+        except limits.Cancelled:
+            pass
+    for v, c in seen:
+        assert v <= float(c) * (1 + 1e-6) + 1e-6, (v, c)
 
 
 def test_very_large_automata_are_not_searched_and_say_so():

@@ -391,6 +391,15 @@ def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEA
         result.searched = False
         result.reason = f"not searched: {n:,} states (more than {MAX_STATES:,})"
         return result
+    reach = _reach(found, upper)
+    if reach is not None and reach < float(upper) * TIGHT and (target is None or reach <= float(target)):
+        # every candidate has at most MAX_STEPS transitions, and a path loses at
+        # most the sum of its critical costs: such a search could neither be
+        # tight nor beat the budget, and on large automata it is the slowest part
+        result.searched = False
+        result.reason = (f"not searched: a path of at most {MAX_STEPS} steps loses at most "
+                         f"{fmt_decimal(round_down(Decimal(reach)))}·ε, less than {int(TIGHT * 100)}% of d")
+        return result
     outer = limits.current()
     left = outer.remaining()
     if seconds <= 0 or (left is not None and left < 0.05):
@@ -452,6 +461,20 @@ def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEA
     result.value, result.witness = value, witness
     result.seconds = deadline.elapsed()
     return result
+
+
+def _reach(found: CheckResult, upper: Fraction) -> float | None:
+    """An upper bound on the loss (in units of ε, like ``upper``) of any path of at
+    most MAX_STEPS transitions: MAX_STEPS times the largest critical cost."""
+    if not found.weight:
+        return None
+    pairs = found.critical_scaled
+    costs = getattr(pairs, "costs", None)
+    if costs is None:
+        costs = [c for _, c in pairs]
+    if not costs:
+        return None
+    return MAX_STEPS * float(Fraction(max(costs), found.cost_denominator) * upper / found.weight)
 
 
 def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
