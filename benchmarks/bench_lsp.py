@@ -8,10 +8,20 @@ time on this machine:
 - keystroke:  one didChange of the 5 MB document (an incremental one-character
               insert) followed by a hover on the small document, per keystroke,
               while the 5 MB document's check runs in the background;
-- diagnostics: from the last keystroke until the 5 MB document's diagnostics arrive;
+- first check: from didOpen until the diagnostics of the last keystroke's
+              version arrive (the whole document is checked once: the first
+              check; keystrokes cancel it between blocks, the blocks checked
+              so far are kept);
+- edit in one block (issue 14): once the document is checked, ``--runs``
+              times: one keystroke inside one block (a space typed in the
+              middle of a statement, so the block stays valid and is checked
+              in full; a different block each run), then the time from that
+              keystroke until its version's diagnostics arrive (the debounce
+              of 0.25 s included); then the same for a new line typed inside
+              a block, which moves every block after it down one line;
 - hover / symbols on the 5 MB document once it is checked.
 
-Usage: python3 benchmarks/bench_lsp.py [--mb 5] [--keystrokes 50]
+Usage: python3 benchmarks/bench_lsp.py [--mb 5] [--keystrokes 50] [--runs 10]
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ def document(megabytes: float) -> str:
     return "".join(parts)
 
 
-async def main(megabytes: float, keystrokes: int, server_args: list[str]) -> None:
+async def main(megabytes: float, keystrokes: int, runs: int, server_args: list[str]) -> None:
     client = LanguageClient("bench", "0")
     published: dict[str, asyncio.Future] = {}
 
@@ -72,7 +82,7 @@ async def main(megabytes: float, keystrokes: int, server_args: list[str]) -> Non
                                   lsp.Position(svt[:name].count("\n"), name - svt.rindex("\n", 0, name) - 1))
 
     text = document(megabytes)
-    t0 = time.perf_counter()
+    t0 = opened = time.perf_counter()
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(big, "dp", 1, text)))
     await client.text_document_hover_async(small_hover)
     open_latency = time.perf_counter() - t0
@@ -93,6 +103,37 @@ async def main(megabytes: float, keystrokes: int, server_args: list[str]) -> Non
     t0 = time.perf_counter()
     await done
     diag_latency = time.perf_counter() - t0
+    first_check = time.perf_counter() - opened
+
+    # edits in one block of the checked document: a space typed inside a
+    # statement (`q := read()` -> `q :=  read()`), in a different block each run
+    lines = text.split("\n")
+    reads = [i for i, ln in enumerate(lines) if "q := read()" in ln]
+    edit_ms, newline_ms = [], []
+    for r in range(runs):
+        row = reads[(len(reads) // 2 + 7 * r) % len(reads)]
+        last += 1
+        done = expect(big, last)
+        t0 = time.perf_counter()
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=big, version=last),
+            [lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(lsp.Position(row, 12), lsp.Position(row, 12)), text=" ")]))
+        await done
+        edit_ms.append((time.perf_counter() - t0) * 1000)
+    # a new line typed at the end of a statement: the blocks after it move down a line
+    # (from the bottom up, so that the rows above keep their numbers)
+    for r in range(max(1, runs // 2)):
+        row = reads[(2 * len(reads) // 3 - 5 * r) % len(reads)]
+        last += 1
+        done = expect(big, last)
+        t0 = time.perf_counter()
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=big, version=last),
+            [lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(lsp.Position(row, 200), lsp.Position(row, 200)), text="\n")]))
+        await done
+        newline_ms.append((time.perf_counter() - t0) * 1000)
 
     ident = lsp.TextDocumentIdentifier(big)
     t0 = time.perf_counter()
@@ -129,7 +170,13 @@ async def main(megabytes: float, keystrokes: int, server_args: list[str]) -> Non
     print(f"open (didOpen + hover round trip):    {open_latency * 1000:8.0f} ms")
     print(f"keystroke + hover, {keystrokes} keystrokes:  median {statistics.median(ms):.0f} ms, "
           f"p95 {sorted(ms)[int(0.95 * (len(ms) - 1))]:.0f} ms, max {max(ms):.0f} ms")
-    print(f"last keystroke -> diagnostics:         {diag_latency:8.1f} s")
+    print(f"last keystroke -> diagnostics:         {diag_latency:8.1f} s (the first check of the document)")
+    print(f"didOpen -> first diagnostics:          {first_check:8.1f} s")
+    if edit_ms:
+        for what, ms in (("edit in one block", edit_ms), ("new line in one block", newline_ms)):
+            print(f"{what} -> diagnostics, {len(ms)} runs: best {min(ms):.0f} ms, "
+                  f"median {statistics.median(ms):.0f} ms, max {max(ms):.0f} ms "
+                  f"({', '.join(f'{x:.0f}' for x in ms)})")
     print(f"hover on the checked 5 MB document:    {big_hover * 1000:8.0f} ms")
     print(f"document symbols of the 5 MB document: {big_symbols * 1000:8.0f} ms (round trip)")
     if during:
@@ -142,6 +189,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=5.0)
     parser.add_argument("--keystrokes", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=10, help="edits in one block of the checked document")
     parser.add_argument("server_args", nargs="*", help="extra arguments for `dslc lsp` (after --)")
     args = parser.parse_args()
-    asyncio.run(main(args.mb, args.keystrokes, args.server_args))
+    asyncio.run(main(args.mb, args.keystrokes, args.runs, args.server_args))

@@ -19,7 +19,7 @@ keep their verdicts.  Every block is checked under a time budget
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dslc.record import record
 from fractions import Fraction
 from functools import cached_property
 from typing import Any, Callable
@@ -34,7 +34,7 @@ from dslc.syntax.parser import parse_block
 from dslc.syntax.split import Chunk, split_blocks
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     """What a check is asked to do (the CLI's flags, the server's settings)."""
     witness: bool = False              # build a counterexample for every DiPA violation
@@ -56,7 +56,7 @@ class Options:
             return cls()
         if isinstance(value, cls):
             return value
-        names = {f for f in cls.__dataclass_fields__}
+        names = {f for f in cls.__record_fields__}
         aliases = {"pufferfish_engine": "engine", "pufferfish_encoding": "encoding"}
         kwargs = {}
         for key, v in value.items():
@@ -247,9 +247,24 @@ def compile_source(source: SourceFile, options: Options | dict | None = None) ->
     return [BlockCompilation(source, chunk, options) for chunk in chunks]
 
 
+def check_block(source: SourceFile, chunk: Chunk, options: Options) -> BlockResult:
+    """One block's own result: every phase of :class:`BlockCompilation`.  It
+    depends on the block's text and ``options``; what depends on the other
+    blocks of the file (a duplicate name, E009) is added by :func:`check_source`."""
+    return BlockCompilation(source, chunk, options).result
+
+
+BlockChecker = Callable[[SourceFile, Chunk, Options], BlockResult]
+
+
 def check_source(source: SourceFile, options: Options | dict | None = None,
-                 progress: Callable[[str], None] | None = None) -> FileResult:
-    """Every block of one file (``progress(name)`` is called before each)."""
+                 progress: Callable[[str], None] | None = None,
+                 block_checker: BlockChecker = check_block) -> FileResult:
+    """Every block of one file (``progress(name)`` is called before each).
+
+    ``block_checker`` gives each block's own result (:func:`check_block`, or
+    the language server's cache of unchanged blocks, which returns a fresh
+    object for every call); the checks across blocks run here, on every call."""
     options = Options.of(options)
     result = FileResult(source.path, source)
     try:
@@ -267,7 +282,7 @@ def check_source(source: SourceFile, options: Options | dict | None = None,
             raise CheckCancelled()
         if progress is not None:
             progress(f"{chunk.keyword} {chunk.name or '<unnamed>'}")
-        block_result = BlockCompilation(source, chunk, options).result
+        block_result = block_checker(source, chunk, options)
         if chunk.name and chunk.name in names:
             first = names[chunk.name]
             block_result.diagnostics.insert(0, error(
@@ -333,6 +348,6 @@ def _check_one(path: str, options: Options, progress) -> FileResult:
     return check_source(source, options, inner)
 
 
-__all__ = ["Options", "BlockCompilation", "CheckCancelled", "check_source", "check_path", "check_paths",
-           "collect_paths", "read_source", "compile_source", "internal_error"]
+__all__ = ["Options", "BlockCompilation", "BlockChecker", "CheckCancelled", "check_block", "check_source",
+           "check_path", "check_paths", "collect_paths", "read_source", "compile_source", "internal_error"]
 

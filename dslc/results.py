@@ -6,7 +6,7 @@ Backends fill these in; renderers format them.  Nothing here prints.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +21,7 @@ class Verdict(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass
+@record
 class BlockResult:
     """What checking one block produced.
 
@@ -52,7 +52,7 @@ class BlockResult:
     features: dict[str, Any] = field(default_factory=dict, repr=False)  # editor extras: "symbols", "hover"
 
 
-@dataclass
+@record
 class FileResult:
     path: str
     source: SourceFile | None

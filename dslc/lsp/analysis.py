@@ -3,7 +3,10 @@
 :func:`analyse` runs in a worker thread: it calls the driver exactly as
 ``dslc check`` does (no second analysis), finds the extent of every block
 (for document symbols and position look-ups) and renders the diagnostics for
-the protocol, so the event loop only has to send them.
+the protocol, so the event loop only has to send them.  With a
+:class:`~dslc.lsp.blocks.BlockCache` only the blocks whose text changed since
+the last check are checked again; the others' results are moved to their new
+place (:mod:`dslc.lsp.blocks`).
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ from __future__ import annotations
 import bisect
 import logging
 import traceback
-from dataclasses import dataclass, field
+from dslc.record import record, field
 
 from lsprotocol import types as lsp
 
 from dslc.diagnostics.model import Diagnostic, Label
 from dslc.diagnostics.render.lsp import SOURCE, UTF16, PositionEncoder, file_diagnostics
+from dslc.lsp.blocks import BlockCache, Extent, Round, TrackedSource
 from dslc.pipeline import CheckCancelled, check_source
 from dslc.results import BlockResult, FileResult, Verdict
 from dslc.source import SourceFile, Span
@@ -24,18 +28,14 @@ from dslc.syntax.split import split_blocks
 
 log = logging.getLogger(__name__)
 
-# The options `dslc check` uses by default, so that the editor shows what CI shows.
-CHECK_OPTIONS = {"witness": False, "epsilon": None, "timeout": 60.0}
+# The options `dslc check` uses by default, so that the editor shows what CI shows;
+# without the per-transition lists of JSON's "details" (`Options.details`),
+# which the editor never shows and which would tie every DiPA block's result
+# to the line it starts on (see dslc/lsp/blocks.py).
+CHECK_OPTIONS = {"witness": False, "epsilon": None, "timeout": 60.0, "details": False}
 
 
-@dataclass
-class Extent:
-    start: int
-    end: int
-    block: BlockResult
-
-
-@dataclass
+@record
 class Analysis:
     uri: str
     generation: int
@@ -46,6 +46,7 @@ class Analysis:
     encoder: PositionEncoder
     extents: list[Extent] = field(default_factory=list)   # sorted by start
     _starts: list[int] = field(default_factory=list, repr=False)
+    run: Round | None = field(default=None, repr=False)    # a check through the cache: what it did
 
     def block_at(self, offset: int) -> BlockResult | None:
         """The block whose text contains ``offset`` (its closing brace included)."""
@@ -120,25 +121,32 @@ def render(result: FileResult, uri: str, encoder: PositionEncoder, **kw) -> list
 
 def analyse(uri: str, path: str, text: str, generation: int, version: int | None, *,
             encoding: str = UTF16, related_information: bool = True, tags: bool = True,
-            options: dict | None = None, cancelled=None) -> Analysis:
+            options: dict | None = None, cancelled=None, cache: BlockCache | None = None) -> Analysis:
     """Check ``text`` as the file ``path`` and render the result for ``uri``.
-    Never raises: a bug in one block becomes an internal-error diagnostic at
-    that block (the others keep theirs); a bug outside the blocks one
-    internal-error diagnostic at the top of the file."""
+    With ``cache``, blocks whose text is unchanged since an earlier check
+    through the same cache are not checked again (the diagnostics are the
+    same).  Never raises: a bug in one block becomes an internal-error
+    diagnostic at that block (the others keep theirs); a bug outside the
+    blocks one internal-error diagnostic at the top of the file."""
     encoder = PositionEncoder(text, encoding)
-    source = SourceFile(path, text)
     try:
         opts = dict(options or CHECK_OPTIONS)
         if cancelled is not None:
             opts["cancelled"] = cancelled
-        result = check_source(source, opts)      # every block isolated by the pipeline
+        run: Round | None = None
+        if cache is not None:
+            source: SourceFile = TrackedSource(path, text)
+            result, run = cache.check(source, opts)      # every block isolated by the pipeline
+        else:
+            source = SourceFile(path, text)
+            result = check_source(source, opts)
         for d in result.all_diagnostics:
             if d.code == "E000":
                 log.error("%s: %s", uri, d.message)
         diagnostics = render(result, uri, encoder, encoding=encoding,
                              related_information=related_information, tags=tags)
         try:
-            extents = block_extents(source, result)
+            extents = run.placed if run is not None else block_extents(source, result)
         except Exception as exc:  # noqa: BLE001 - no hover or outline, but the diagnostics stand
             log.error("internal error while locating the blocks of %s: %s", uri, _summary(exc))
             extents = []
@@ -148,6 +156,6 @@ def analyse(uri: str, path: str, text: str, generation: int, version: int | None
         log.error("internal error while checking %s: %s", uri, _summary(exc))
         log.debug("%s", traceback.format_exc())
         return Analysis(uri, generation, version, text, None, [internal_error(exc)], encoder)
-    analysis = Analysis(uri, generation, version, text, result, diagnostics, encoder, extents)
+    analysis = Analysis(uri, generation, version, text, result, diagnostics, encoder, extents, run=run)
     analysis._starts = [e.start for e in extents]
     return analysis

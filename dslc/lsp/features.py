@@ -11,13 +11,14 @@ when present.  Other backends can contribute without changes here by putting
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dslc.record import record
 
 from lsprotocol import types as lsp
 
 from dslc.diagnostics import codes
 from dslc.ir.dipa import DiPA, Guard, OutKind, fmt_fraction, fmt_rate
 from dslc.lsp.analysis import Analysis
+from dslc.lsp.blocks import MovedBlockResult
 from dslc.results import BlockResult, Verdict
 from dslc.source import Span
 
@@ -123,11 +124,11 @@ def _title(block: BlockResult) -> str:
     return text
 
 
-def _d_text(block: BlockResult) -> str:
+def _d_text(block: BlockResult, bounds: dict | None = None) -> str:
     """`d ∈ [0.999, 1]`, `d ≤ 1` (no lower bound) or `d = 0`: d is an upper bound."""
     if block.d == 0:
         return "d = 0"
-    lower = block.bounds.get("d_lower")
+    lower = (block.bounds if bounds is None else bounds).get("d_lower")
     if lower is not None:
         return f"d ∈ [{lower}, {fmt_fraction(block.d)}]"
     return f"d ≤ {fmt_fraction(block.d)}"
@@ -237,11 +238,22 @@ def _state_text(block: BlockResult, dipa: DiPA, q: int, draw: bool = False) -> s
 
 
 # ------------------------------------------------------------------ symbols
-def _verdict_detail(block: BlockResult) -> str:
+def _verdict_detail(block: BlockResult, bounds: dict | None = None) -> str:
     text = f"{block.kind} · {block.verdict.value}"
     if block.d is not None:
-        text += ", " + _d_text(block)
+        text += ", " + _d_text(block, bounds)
     return text
+
+
+def _readable(block: BlockResult) -> tuple[BlockResult, int]:
+    """Where to read a block's states from, and what to add to the offsets of
+    their spans: a result reused from the cache is read where the cache keeps
+    it (moving the IR of thousands of blocks for an outline would take
+    seconds); its verdict and d are the block's own (a duplicate name makes
+    the block an error)."""
+    if isinstance(block, MovedBlockResult):
+        return block.local()
+    return block, 0
 
 
 def document_symbols(analysis: Analysis, hierarchical: bool = True):
@@ -251,18 +263,20 @@ def document_symbols(analysis: Analysis, hierarchical: bool = True):
     tree: list[lsp.DocumentSymbol] = []
     for ext in analysis.extents:
         block = ext.block
+        states, shift = _readable(block)
         children = []
-        for name, detail, span, name_span in _state_symbols(block):
+        for name, detail, span, name_span in _state_symbols(states, keep=states is block):
             span = span or name_span
-            if not (ext.start <= span.start and span.end <= ext.end
-                    and span.start <= name_span.start and name_span.end <= span.end):
+            start, end = span.start + shift, span.end + shift
+            name_start, name_end = name_span.start + shift, name_span.end + shift
+            if not (ext.start <= start and end <= ext.end and start <= name_start and name_end <= end):
                 continue
             children.append(lsp.DocumentSymbol(
-                name=name, kind=STATE_KIND if _dipa(block) is not None else OTHER_KIND,
-                range=enc.span_range(span), selection_range=enc.span_range(name_span), detail=detail))
+                name=name, kind=STATE_KIND if _dipa(states) is not None else OTHER_KIND,
+                range=enc.range(start, end), selection_range=enc.range(name_start, name_end), detail=detail))
         tree.append(lsp.DocumentSymbol(
             name=block.name, kind=BLOCK_KIND, range=enc.range(ext.start, ext.end),
-            selection_range=enc.span_range(block.span), detail=_verdict_detail(block),
+            selection_range=enc.span_range(block.span), detail=_verdict_detail(block, states.bounds),
             children=children or None))
     if hierarchical:
         return tree
@@ -276,11 +290,11 @@ def document_symbols(analysis: Analysis, hierarchical: bool = True):
     return flat
 
 
-def _state_symbols(block: BlockResult):
+def _state_symbols(block: BlockResult, keep: bool = True):
     extra = block.features.get("symbols")
     if extra:
         yield from extra
-    for name in _markov_names(block):
+    for name in _markov_names(block, keep):
         yield name.name, name.role, name.span, name.span
     dipa: DiPA | None = _dipa(block)
     if dipa is None:
@@ -329,7 +343,7 @@ def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass
+@record
 class _Name:
     """A state, observation, action or secret declared in an hmm/mdp block,
     with every place the block's text names it."""
@@ -344,10 +358,11 @@ class _Name:
         return text + (f"\n\n{self.detail}" if self.detail else "")
 
 
-def _markov_names(block: BlockResult) -> list[_Name]:
+def _markov_names(block: BlockResult, keep: bool = True) -> list[_Name]:
     """The declared names of an hmm/mdp block (from its model, when the
-    backend kept one); cached on the block.  Any surprise in the model's shape
-    gives no names rather than an error."""
+    backend kept one); cached on the block (with ``keep``; never on a result
+    the cache keeps).  Any surprise in the model's shape gives no names rather
+    than an error."""
     cached = block.features.get("_lsp_names")
     if cached is not None:
         return cached
@@ -360,7 +375,8 @@ def _markov_names(block: BlockResult) -> list[_Name]:
             names = _chain_names(model)
     except Exception:  # noqa: BLE001 - hover and outline are optional extras
         names = []
-    block.features["_lsp_names"] = names
+    if keep:
+        block.features["_lsp_names"] = names
     return names
 
 
