@@ -207,12 +207,15 @@ def _source(all_fields: dict[str, Field], frozen: bool, eq: bool) -> str:
 
 _CODE: dict[str, object] | None = None
 _DIRTY = False
+_USED: set[str] = set()
+MAX_CACHED = 512            # texts kept in the cache file; past that, only this run's
 
 
 def _make(text: str):
     global _CODE, _DIRTY
     if _CODE is None:
         _CODE = _load()
+    _USED.add(text)
     code = _CODE.get(text)
     if code is None:
         code = compile(text, "<dslc.record>", "exec")
@@ -240,7 +243,7 @@ def _load() -> dict:
             data = marshal.loads(fh.read())
     except (OSError, ValueError, EOFError, TypeError):
         return {}
-    if not isinstance(data, dict) or len(data) > 4096:
+    if not isinstance(data, dict) or len(data) > 4 * MAX_CACHED:
         return {}
     code_type = type(_load.__code__)
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, code_type)}
@@ -258,8 +261,9 @@ def _save() -> None:
             return
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".records-")
         try:
+            keep = _CODE if len(_CODE) <= MAX_CACHED else {t: c for t, c in _CODE.items() if t in _USED}
             with os.fdopen(fd, "wb") as fh:
-                fh.write(marshal.dumps(_CODE))
+                fh.write(marshal.dumps(keep))
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)

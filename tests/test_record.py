@@ -15,6 +15,14 @@ from dslc import record as rec
 NAMES = ["a", "b", "c", "d", "e"]
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """The random class shapes below must not land in the user's cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(rec, "_CODE", {})
+    monkeypatch.setattr(rec, "_USED", set())
+
+
 def _make(kind, names, defaults, factories, hidden, frozen, slots, eq, base_fields=()):
     """One class made by ``dataclasses`` or by ``dslc.record`` from the same spec."""
     deco = (dataclasses.dataclass if kind == "dc" else rec.record)(frozen=frozen, slots=slots, eq=eq)
@@ -130,8 +138,6 @@ def test_frozen_slots_pickle_and_copy():
 
 def test_cache_round_trip(tmp_path, monkeypatch):
     """A code object read back from the cache makes the same methods."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(rec, "_CODE", {})
     k1 = rec.record(type("K", (), {"__annotations__": {"a": "int", "b": "int"}, "b": 4}))
     rec._save()
     monkeypatch.setattr(rec, "_CODE", None)
@@ -143,3 +149,11 @@ def test_cache_round_trip(tmp_path, monkeypatch):
     (tmp_path / "dslc" / rec._cache_file().rsplit("/", 1)[1]).write_bytes(b"garbage")
     monkeypatch.setattr(rec, "_CODE", None)
     assert rec._load() == {}
+
+
+def test_a_full_cache_keeps_only_what_this_run_used(monkeypatch):
+    monkeypatch.setattr(rec, "MAX_CACHED", 3)
+    monkeypatch.setattr(rec, "_CODE", {f"old {i}": compile("pass", "x", "exec") for i in range(5)})
+    rec.record(type("K", (), {"__annotations__": {"a": "int"}}))
+    rec._save()
+    assert len(rec._load()) == 1
