@@ -8,22 +8,25 @@ protected pair with
 * ``paper`` — the paper's Algorithm PufferfishCheck literally (nested
               Product/Dot/Select expressions),
 * ``enum``  — enumeration of every observation (and action) sequence with
-              exact rational arithmetic (depth-first, prefixes shared);
+              exact integer arithmetic (depth-first, prefixes shared, no pruning);
+* ``pruned``— the pruned enumeration of `dslc check` (``enum``: ratio bound,
+              look-ahead, merging of proportional prefixes, both directions
+              in one walk);
 * ``dp``    — exact dynamic programming over the set of prefixes, keeping one
               prefix per normalised pair of forward vectors (not the default
               engine; shown for comparison).
 
 Each approach stops at the first k that exceeds the time limit (later cells
-print "—").  All three must agree on the verdict; a disagreement aborts.
+print "—").  All must agree on the verdict; a disagreement aborts.
 
     python3 benchmarks/bench_pufferfish.py            # k = 2..12, 60 s per cell
     python3 benchmarks/bench_pufferfish.py --kmax 8 --limit 10
+    python3 benchmarks/bench_pufferfish.py --ks 12,16,24,32,48,64 --models symbolic
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime
 import platform
 import sys
@@ -35,8 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dslc.ir.lower_hmm import lower_markov  # noqa: E402
+from dslc.record import replace  # noqa: E402
 from dslc.ir.hmm import MarkovModel  # noqa: E402
-from dslc.bounded.check import check_model, enumerate_model, explore_model  # noqa: E402
+from dslc.bounded.check import check_exact, check_model, enumerate_model, explore_model  # noqa: E402
 from dslc.source import SourceFile  # noqa: E402
 from dslc.syntax.parser import parse_block  # noqa: E402
 from dslc.syntax.split import split_blocks  # noqa: E402
@@ -101,10 +105,10 @@ mdp repeated {
 
 
 def with_k(model: MarkovModel, k: int) -> MarkovModel:
-    m = dataclasses.replace(model, horizon=k)
+    m = replace(model, horizon=k)
     if m.name == "repeated":
         # every answer multiplies the ratio by at most 4: ε = ln 4^(k-1) is tight (private)
-        m = dataclasses.replace(m, epsilon=dataclasses.replace(m.epsilon, ln_base=Fraction(4) ** (k - 1),
+        m = replace(m, epsilon=replace(m.epsilon, ln_base=Fraction(4) ** (k - 1),
                                                                text=f"ln 4^{k - 1}"))
     return m
 
@@ -122,6 +126,12 @@ def run_enum(model: MarkovModel, limit: float) -> tuple[str, float, int]:
     if not complete:
         return "unknown", dt, count
     return ("violation" if v else "private"), dt, count
+
+
+def run_pruned(model: MarkovModel, limit: float) -> tuple[str, float]:
+    t0 = time.perf_counter()
+    out = check_exact(model, limit, "enum")
+    return out.verdict, time.perf_counter() - t0
 
 
 def run_dp(model: MarkovModel, limit: float) -> tuple[str, float, int]:
@@ -143,17 +153,23 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kmin", type=int, default=2)
     ap.add_argument("--kmax", type=int, default=12)
+    ap.add_argument("--ks", type=str, default="", help="comma-separated horizons (instead of kmin..kmax)")
+    ap.add_argument("--models", type=str, default="", help="only the models whose title contains this")
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per cell (default 60)")
     args = ap.parse_args()
+    ks = [int(k) for k in args.ks.split(",")] if args.ks else list(range(args.kmin, args.kmax + 1))
     print(f"# Pufferfish check vs horizon k — {datetime.date.today()} — {platform.platform()}, "
           f"Python {platform.python_version()}, {_cpu()}")
     for title, base in models():
+        if args.models not in title:
+            continue
         print(f"\n## {title}\n")
-        print("| k | sequences | smt (s) | paper encoding (s) | enumeration (s) | exact DP (s) | DP width |")
-        print("|---|---|---|---|---|---|---|")
-        dead = {"smt": False, "paper": False, "enum": False, "dp": False}
+        print("| k | sequences | smt (s) | paper encoding (s) | enumeration (s) | pruned enumeration (s) "
+              "| exact DP (s) | DP width |")
+        print("|---|---|---|---|---|---|---|---|")
+        dead = {"smt": False, "paper": False, "enum": False, "pruned": False, "dp": False}
         reached: dict[str, int] = {}
-        for k in range(args.kmin, args.kmax + 1):
+        for k in ks:
             m = with_k(base, k)
             n_seq = len(m.observations) ** k * max(1, len(m.actions)) ** (k - 1)
             cells = {}
@@ -180,6 +196,17 @@ def main() -> int:
                     dead["enum"] = True
                 else:
                     verdicts["enum"] = v
+            if symbolic:
+                cells["pruned"] = "n/a"
+            elif dead["pruned"]:
+                cells["pruned"] = "—"
+            else:
+                v, dt = run_pruned(m, args.limit)
+                cells["pruned"] = fmt_cell(v, dt, args.limit)
+                if v == "unknown":
+                    dead["pruned"] = True
+                else:
+                    verdicts["pruned"] = v
             width = "—"
             if symbolic:
                 cells["dp"] = "n/a"
@@ -193,28 +220,34 @@ def main() -> int:
                     dead["dp"] = True
                 else:
                     verdicts["dp"] = v
-            for approach in ("smt", "paper", "enum", "dp"):
+            for approach in ("smt", "paper", "enum", "pruned", "dp"):
                 if approach in verdicts:
                     reached[approach] = k
             if len(set(verdicts.values())) > 1:
                 print(f"DISAGREEMENT at k = {k}: {verdicts}", file=sys.stderr)
                 return 1
-            print(f"| {k} | {n_seq:,} | {cells['smt']} | {cells['paper']} | {cells['enum']} | {cells['dp']} "
-                  f"| {width} |", flush=True)
-        names = {"smt": "smt", "paper": "paper encoding", "enum": "enumeration", "dp": "exact DP"}
+            print(f"| {k} | {_fmt_count(n_seq)} | {cells['smt']} | {cells['paper']} | {cells['enum']} | {cells['pruned']} "
+                  f"| {cells['dp']} | {width} |", flush=True)
+        names = {"smt": "smt", "paper": "paper encoding", "enum": "enumeration", "pruned": "pruned enumeration",
+                 "dp": "exact DP"}
         parts = []
         for approach, label in names.items():
             if approach not in reached:
                 if dead[approach]:
-                    parts.append(f"{label}: not even k = {args.kmin}")
+                    parts.append(f"{label}: not even k = {ks[0]}")
                 continue
             top = reached[approach]
             if dead[approach]:
-                parts.append(f"{label}: up to k = {top} (k = {top + 1} took > {args.limit:g} s)")
+                nxt = next((k for k in ks if k > top), top + 1)
+                parts.append(f"{label}: up to k = {top} (k = {nxt} took > {args.limit:g} s)")
             else:
                 parts.append(f"{label}: every k ≤ {top}")
         print(f"\nWithin {args.limit:g} s per check — " + "; ".join(parts) + ".", flush=True)
     return 0
+
+
+def _fmt_count(n: int) -> str:
+    return f"{n:,}" if n < 10 ** 12 else f"{n:.2e}".replace("e+", "·10^")
 
 
 def _cpu() -> str:

@@ -43,7 +43,7 @@ class Options:
     explain: bool = True               # the cost labels of critical transitions
     details: bool = True               # per-transition lists for JSON/SARIF (large automata skip them)
     cancelled: Callable[[], bool] | None = None     # polled by the time budget (language server)
-    engine: str = "auto"               # hmm/mdp: "auto", "smt", "dp" or "enum"
+    engine: str = "auto"               # hmm/mdp: "auto", "smt", "dp", "enum" (pruned), "enum-plain" or "probe"
     encoding: str = "improved"         # hmm/mdp SMT encoding: "improved" or "plain"
     max_file_bytes: int = limits.MAX_FILE_BYTES
     max_d: Fraction | None = None      # DiPA blocks: a budget of dε for every block (`--max-d`)

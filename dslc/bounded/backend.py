@@ -8,14 +8,14 @@ pair with one SMT query per direction, or synthesise the `find` parameters.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dslc.record import record, field
 
 import z3
 
 from dslc.bounded.interrupt import checkpoint, deferred_sigint
 from dslc.ir.lower_hmm import lower_markov
 from dslc.ir.hmm import MarkovModel, fmt
-from dslc.bounded.check import Outcome, check_exact, check_model, choose_engine, find_params
+from dslc.bounded.check import Outcome, check_exact, check_model, check_probe, choose_engine, find_params
 from dslc.bounded.diagnose import (bound_text, eps_text, no_values_diagnostic, private_summary,
                                       unknown_diagnostic, violation_diagnostic)
 from dslc.syntax.hmm import MarkovBlock
@@ -25,14 +25,15 @@ from dslc.results import BlockResult, Verdict
 DEFAULT_TIMEOUT = 60.0
 
 
-@dataclass
+@record
 class Analysis:
     """What the bounded check found, before any text: the model's symbolic
     obligations that failed (E2xx, found by z3), or the engine's outcome."""
     outcome: Outcome | None = None
     diagnostics: list = field(default_factory=list)     # obligations z3 refuted
     engine: str | None = None
-    work: int | None = None
+    work: int | None = None                             # the bound of the enumeration's work ("enum")
+    probe: dict | None = None                           # what the capped enumeration did (auto, large models)
     seconds: float = 0.0
     timeout: float = DEFAULT_TIMEOUT
 
@@ -54,8 +55,10 @@ def _analyse(model: MarkovModel, options=None) -> Analysis:
     options = options or {}
     timeout = float(options.get("timeout") or DEFAULT_TIMEOUT)
     # In-process options (no CLI flag): the SMT encoding ("improved" | "plain") and the
-    # engine for numeric models ("auto", the default: the pruned enumeration when its
-    # work is small, else SMT; "smt"; "dp" exact set-DP; "enum" enumeration).
+    # engine for numeric models ("auto", the default: the pruned enumeration when the
+    # bound of its work is small, else the enumeration under a work cap and SMT for
+    # what it leaves open; "smt"; "dp" exact set-DP; "enum" pruned enumeration;
+    # "enum-plain" the enumeration without ratio pruning; "probe").
     style = options.get("pufferfish_encoding", "improved") or "improved"
     requested = options.get("pufferfish_engine") or options.get("engine") or "auto"
     start = time.perf_counter()
@@ -84,8 +87,11 @@ def _analyse(model: MarkovModel, options=None) -> Analysis:
     try:
         if model.find:
             out.outcome = find_params(model, remaining)
-        elif out.engine in ("dp", "enum"):
+        elif out.engine in ("dp", "enum", "enum-plain"):
             out.outcome = check_exact(model, remaining, out.engine)
+        elif out.engine == "probe":
+            out.outcome, out.engine, stats = check_probe(model, remaining, style=style)
+            out.probe = {"work": stats.work, "complete": stats.complete}
         else:
             out.outcome = check_model(model, remaining, style=style)
     except z3.Z3Exception as exc:
@@ -114,6 +120,8 @@ def report(model: MarkovModel, analysis: Analysis, result: BlockResult, options=
     result.details["engine"] = analysis.engine
     if analysis.work is not None:
         result.details["enumeration_work"] = analysis.work
+    if analysis.probe is not None:
+        result.details["enumeration_probe"] = analysis.probe
     if outcome.verdict == "private":
         result.verdict = Verdict.PRIVATE
         result.summary = private_summary(model)

@@ -27,7 +27,7 @@ decides, the bounds are tightened; after the last level the answer is
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dslc.record import record, field
 from fractions import Fraction
 
 import z3
@@ -35,7 +35,8 @@ import z3
 from dslc import limits
 from dslc.bounded.interrupt import checkpoint
 from dslc.ir.hmm import MarkovModel, NumericModel, Poly, SecretPair
-from dslc.bounded.exact import enumerate_check, enumeration_work, exceeds, exp_bounds, explore_check
+from dslc.bounded.exact import (Lookahead, enumerate_check, enumeration_work, exceeds, exp_bounds, explore_check,
+                                pruned_check)
 from dslc.bounded import isolate, smt
 from dslc.bounded.smt import (Encoder, Query, make_solver, poly_to_z3, rv, solver_gave_up, z3_approx,
                               z3_value)
@@ -43,15 +44,20 @@ from dslc.bounded.smt import (Encoder, Query, make_solver, poly_to_z3, rv, solve
 BOUND_LEVELS = (64, 256, 1024)     # bits of the rational bounds of e^ε, tried in turn
 ENUM_CONFIRM_LIMIT = 20000          # re-check a found parameter set by enumeration up to this many sequences
 # The automatic engine choice for numeric models (docs/pufferfish.md §3.5): the
-# pruned enumeration is used when its work — counted exactly beforehand, in
-# elementary integer operations — is at most ENUM_WORK_LIMIT (about 10 s of
-# CPython at ENUM_RATE operations a second) and would take at most half of
-# the time left to the block; otherwise the SMT query.
+# pruned enumeration is used when an upper bound of its work — counted
+# beforehand, in elementary integer operations — is at most ENUM_WORK_LIMIT
+# (about 10 s of CPython at ENUM_RATE operations a second) and would take at
+# most half of the time left to the block.  Otherwise the pruned enumeration
+# is tried with at most ENUM_PROBE_WORK operations and a quarter of the time
+# left (PROBE_SHARE), and the directions it leaves undecided go to SMT.
+# ENUM_WORK_LIMIT = 0 turns the enumeration off (SMT only).
 ENUM_WORK_LIMIT = 100_000_000
 ENUM_RATE = 10_000_000
+ENUM_PROBE_WORK = 10_000_000
+PROBE_SHARE = 0.25
 
 
-@dataclass
+@record
 class Violation:
     pair: SecretPair
     left: int                        # secret index: the side that is more likely
@@ -67,7 +73,7 @@ class Violation:
         return None if self.p_right == 0 else self.p_left / self.p_right
 
 
-@dataclass
+@record
 class Outcome:
     verdict: str                     # "private" | "violation" | "unknown" | "found" | "none"
     violations: list[Violation] = field(default_factory=list)
@@ -127,13 +133,14 @@ def bound_levels(model: MarkovModel) -> list[tuple[Fraction, Fraction]]:
 # ------------------------------------------------------------------ check
 def check_model(model: MarkovModel, timeout: float = 60.0, *, style: str = "improved",
                 env: dict[str, Fraction] | None = None, budget: _Budget | None = None,
-                stop_at_first: bool = False) -> Outcome:
-    """Check every direction of every pair; parameters in ``env`` are fixed."""
+                stop_at_first: bool = False, dirs: list | None = None) -> Outcome:
+    """Check every direction of every pair (or those in ``dirs``) with SMT;
+    parameters in ``env`` are fixed."""
     budget = budget or _Budget(timeout)
     outcome = Outcome("private")
     unknown: _Unknown | None = None
     enc = Encoder(model, env=env, style=style)
-    for pair, left, right in directions(model):
+    for pair, left, right in (directions(model) if dirs is None else dirs):
         try:
             found = _check_direction(model, enc, pair, left, right, budget)
         except _Unknown as exc:
@@ -545,10 +552,59 @@ def explore_model(model: MarkovModel, env: dict[str, Fraction] | None = None,
     return None, widest, True
 
 
+@record
+class PruneStats:
+    """What the pruned enumeration did over every pair of a model."""
+    work: int = 0                  # node_cost × prefixes expanded
+    nodes: int = 0
+    sequences: int = 0
+    cut: int = 0
+    merged: int = 0
+    complete: bool = True
+
+
+def prune_model(model: MarkovModel, env: dict[str, Fraction] | None = None, *, deadline: float | None = None,
+                max_work: int | None = None, **options) -> tuple[list, list, PruneStats]:
+    """The pruned enumeration (:func:`dslc.bounded.exact.pruned_check`: both
+    directions of a pair in one walk, ratio bounds, look-ahead, merging) over
+    every pair.  Returns (decided, undecided, stats): ``decided`` lists
+    (direction, Violation or None) and ``undecided`` the directions left
+    open when ``max_work`` or ``deadline`` stopped the walk, both in the order of
+    :func:`directions`."""
+    num: NumericModel = model.numeric(env or {})
+    stats = PruneStats()
+    decided: list = []
+    undecided: list = []
+    look = Lookahead(num, model.horizon - 1)
+    for pair in model.pairs:
+        x, y = pair.left, pair.right
+        left_over = None if max_work is None else max(0, max_work - stats.work)
+        res = pruned_check(num, num.conditioned(model.secrets[x].states), num.conditioned(model.secrets[y].states),
+                           model.horizon, model.epsilon.exact_bound, model.epsilon.value, deadline=deadline,
+                           max_work=left_over, bounds=look, **options)
+        stats.work += res.work
+        stats.nodes += res.nodes
+        stats.sequences += res.sequences
+        stats.cut += res.cut
+        stats.merged += res.merged
+        stats.complete = stats.complete and res.complete
+        for (left, right), hit in zip(((x, y), (y, x)), res.violations):
+            if hit is not None:
+                w, a, pl, pr = hit
+                decided.append(((pair, left, right), Violation(pair, left, right, w, a, pl, pr)))
+            elif res.complete:
+                decided.append(((pair, left, right), None))
+            else:
+                undecided.append((pair, left, right))
+    return decided, undecided, stats
+
+
 def enumeration_estimate(model: MarkovModel, limit: int | None = None) -> int | None:
-    """The work of the pruned enumeration over every direction (exact, see
-    :func:`dslc.bounded.exact.enumeration_work`), or None when the model is
-    symbolic or the work exceeds ``limit`` (default :data:`ENUM_WORK_LIMIT`)."""
+    """An upper bound of the work of the pruned enumeration over every pair
+    (:func:`dslc.bounded.exact.enumeration_work`: the prefixes with α ≠ 0,
+    counted exactly, plus those with β ≠ 0 — the walk expands no other), or
+    None when the model is symbolic or the bound exceeds ``limit`` (default
+    :data:`ENUM_WORK_LIMIT`)."""
     if limit is None:
         limit = ENUM_WORK_LIMIT
     if model.symbolic_params or model.find or limit <= 0:
@@ -566,43 +622,96 @@ def enumeration_estimate(model: MarkovModel, limit: int | None = None) -> int | 
 
 def choose_engine(model: MarkovModel, requested: str = "auto") -> tuple[str, int | None]:
     """The engine for a `check` of ``model``: ``requested`` unless it is
-    "auto"; then the pruned enumeration ("enum") for numeric models whose
-    enumeration work is at most :data:`ENUM_WORK_LIMIT` and at most half of
-    what :data:`ENUM_RATE` gets through in the block's remaining time, else "smt".
-    Returns (engine, estimated work or None)."""
+    "auto"; then, for numeric models, "enum" (the pruned enumeration) when
+    the bound of its work (:func:`enumeration_estimate`) is at most
+    :data:`ENUM_WORK_LIMIT` and half of what :data:`ENUM_RATE` gets through
+    in the block's remaining time; "probe" (the pruned enumeration under a
+    work cap, then SMT for what it leaves open, :func:`check_probe`) when the
+    bound is larger; "smt" for symbolic parameters, `find`, or
+    ENUM_WORK_LIMIT ≤ 0.  Returns (engine, the bound or None)."""
     if model.find or model.symbolic_params:
         return "smt", None
-    if requested in ("smt", "dp", "enum"):
+    if requested in ("smt", "dp", "enum", "enum-plain", "probe"):
         return requested, None
+    if ENUM_WORK_LIMIT <= 0:
+        return "smt", None
     left = limits.current().remaining()
     limit = ENUM_WORK_LIMIT if left is None else min(ENUM_WORK_LIMIT, int(ENUM_RATE * left / 2))
     work = enumeration_estimate(model, limit)
-    return ("enum" if work is not None else "smt"), work
+    return ("enum" if work is not None else "probe"), work
 
 
 def check_exact(model: MarkovModel, timeout: float = 60.0, engine: str = "dp") -> Outcome:
-    """Decide a numeric model without SMT: ``dp`` (exact set-DP) or ``enum``
-    (every sequence with a positive probability under the left side, pruned
-    depth-first enumeration).  Same verdicts as :func:`check_model`;
-    "unknown" when the time runs out."""
+    """Decide a numeric model without SMT: ``enum`` (the pruned enumeration,
+    :func:`prune_model`), ``enum-plain`` (every sequence with a positive
+    probability under the left side, one direction at a time — the
+    enumeration before the ratio pruning) or ``dp`` (exact set-DP).  Same
+    verdicts as :func:`check_model`; "unknown" when the time runs out."""
     start = time.perf_counter()
     deadline = start + timeout
     outcome = Outcome("private")
-    for pair, left, right in directions(model):
-        one = [(pair, left, right)]
-        if engine == "dp":
-            v, _w, complete = explore_model(model, deadline=deadline, dirs=one)
-        else:
-            v, _n, complete = enumerate_model(model, deadline=deadline, dirs=one, prune=True)
-        if not complete:
+    if engine == "enum":
+        decided, undecided, _stats = prune_model(model, deadline=deadline)
+        if undecided:
             checkpoint()             # the block's budget spent: E014, like every block
             outcome.verdict = "unknown"
             outcome.reason = "the time limit was reached"
-            continue
-        if v is not None:
-            outcome.violations.append(v)
+        outcome.violations = [v for _d, v in decided if v is not None]
+    else:
+        for pair, left, right in directions(model):
+            one = [(pair, left, right)]
+            if engine == "dp":
+                v, _w, complete = explore_model(model, deadline=deadline, dirs=one)
+            else:
+                v, _n, complete = enumerate_model(model, deadline=deadline, dirs=one, prune=True)
+            if not complete:
+                checkpoint()
+                outcome.verdict = "unknown"
+                outcome.reason = "the time limit was reached"
+                continue
+            if v is not None:
+                outcome.violations.append(v)
     if outcome.violations:
         outcome.verdict = "violation"
     outcome.seconds = time.perf_counter() - start
     return outcome
 
+
+def check_probe(model: MarkovModel, timeout: float = 60.0, *, style: str = "improved",
+                max_work: int | None = None) -> tuple[Outcome, str, PruneStats]:
+    """The pruned enumeration with at most ``max_work`` operations (default
+    :data:`ENUM_PROBE_WORK`) and :data:`PROBE_SHARE` of ``timeout``; the
+    directions it leaves undecided are checked with SMT in the time left.  A
+    violation or a complete walk is final, so the verdict is that of SMT
+    alone.  Returns (outcome, "enum" when SMT was not needed else "smt",
+    what the enumeration did)."""
+    start = time.perf_counter()
+    if max_work is None:
+        max_work = min(ENUM_PROBE_WORK, ENUM_WORK_LIMIT, int(ENUM_RATE * timeout * PROBE_SHARE))
+    if max_work > 0:
+        decided, undecided, stats = prune_model(model, deadline=start + timeout * PROBE_SHARE, max_work=max_work)
+    else:
+        decided, undecided, stats = [], directions(model), PruneStats(complete=False)
+    if not undecided:
+        outcome = Outcome("private", violations=[v for _d, v in decided if v is not None])
+        if outcome.violations:
+            outcome.verdict = "violation"
+        outcome.seconds = time.perf_counter() - start
+        return outcome, "enum", stats
+    rest = timeout - (time.perf_counter() - start)
+    smt = check_model(model, max(rest, 0.001), style=style, dirs=undecided)
+    # merge, in the order of directions(): the enumeration's violations and SMT's answers
+    by_dir = {(id(p), a, b): v for (p, a, b), v in decided}
+    smt_found = {(id(v.pair), v.left, v.right): v for v in smt.violations}
+    outcome = Outcome("private", queries=smt.queries)
+    for pair, left, right in directions(model):
+        key = (id(pair), left, right)
+        v = by_dir.get(key) or smt_found.get(key)
+        if v is not None:
+            outcome.violations.append(v)
+    if outcome.violations:
+        outcome.verdict = "violation"
+    elif smt.verdict == "unknown":
+        outcome.verdict, outcome.reason, outcome.bug = "unknown", smt.reason, smt.bug
+    outcome.seconds = time.perf_counter() - start
+    return outcome, "smt", stats
