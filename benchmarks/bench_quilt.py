@@ -46,7 +46,7 @@ def calibrate_text(text: str):
     res = check_source(SourceFile("bench.dp", text))
     b = res.blocks[0]
     assert b.verdict.value == "private", [d.message for d in b.diagnostics]
-    return b.artifacts["calibration"]
+    return b.analysis                     # the Calibration (dslc.correlated.backend.report)
 
 
 def time_it(text: str, repeat: int = 3) -> tuple[float, object]:
@@ -120,7 +120,7 @@ def states(timeout: float = 20.0) -> None:
             res = check_source(SourceFile("bench.dp", text), {"timeout": timeout})
             secs = time.perf_counter() - t0
             b = res.blocks[0]
-            cal = b.artifacts.get("calibration")
+            cal = b.analysis
             print(f"| {n} | {initial} | {T} | {secs:.2f} | {b.verdict.value} "
                   f"| {cal.recommended.scale_text if cal else '—'} |")
             sys.stdout.flush()
