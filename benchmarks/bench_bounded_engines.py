@@ -45,18 +45,25 @@ from dslc.syntax.parser import parse_block  # noqa: E402
 from dslc.syntax.split import split_blocks  # noqa: E402
 
 
+def _row(rng: random.Random, m: int, zero: float) -> list[Fraction]:
+    """A random probability row of m entries, each 0 with probability ``zero``."""
+    w = [0 if rng.random() < zero else rng.randint(1, 6) for _ in range(m)]
+    if not any(w):
+        w[rng.randrange(m)] = 1
+    return [Fraction(x, sum(w)) for x in w]
+
+
+def _fmt(names, probs) -> str:
+    return ", ".join(f"{nm}: {p}" for nm, p in zip(names, probs) if p)
+
+
 def random_mdp(seed: int, k: int, n: int = 4, eps: str = "ln 1000", zero_emit: float = 0.3) -> str:
     rng = random.Random(seed)
     st, ob = [f"s{i}" for i in range(n)], ["o0", "o1", "o2"]
 
     def row(m: int, zero: float) -> list[Fraction]:
-        w = [0 if rng.random() < zero else rng.randint(1, 6) for _ in range(m)]
-        if not any(w):
-            w[rng.randrange(m)] = 1
-        return [Fraction(x, sum(w)) for x in w]
-
-    def fmt(names, probs):
-        return ", ".join(f"{nm}: {p}" for nm, p in zip(names, probs) if p)
+        return _row(rng, m, zero)
+    fmt = _fmt
     lines = [f"mdp r{seed} {{", "states " + ", ".join(st), "observations " + ", ".join(ob), "actions A0, A1",
              "prior " + fmt(st, row(n, 0))]
     for s in st:
@@ -78,13 +85,8 @@ def random_model(seed: int, k: int) -> str:
     st, ob, acts = [f"s{i}" for i in range(n)], [f"o{i}" for i in range(n_obs)], [f"A{i}" for i in range(n_act)]
 
     def row(m: int, zero: float) -> list[Fraction]:
-        w = [0 if rng.random() < zero else rng.randint(1, 6) for _ in range(m)]
-        if not any(w):
-            w[rng.randrange(m)] = 1
-        return [Fraction(x, sum(w)) for x in w]
-
-    def fmt(names, probs):
-        return ", ".join(f"{nm}: {p}" for nm, p in zip(names, probs) if p)
+        return _row(rng, m, zero)
+    fmt = _fmt
     kind = "mdp" if n_act > 1 else "hmm"
     lines = [f"{kind} m{seed} {{", "states " + ", ".join(st), "observations " + ", ".join(ob),
              "prior " + fmt(st, row(n, 0))]

@@ -110,30 +110,26 @@ async def main(megabytes: float, keystrokes: int, runs: int, server_args: list[s
     lines = text.split("\n")
     reads = [i for i, ln in enumerate(lines) if "q := read()" in ln]
     edit_ms, newline_ms = [], []
-    for r in range(runs):
-        row = reads[(len(reads) // 2 + 7 * r) % len(reads)]
+
+    async def change(row: int, column: int, text: str) -> float:
+        """One edit of the 5 MB document: milliseconds until its diagnostics."""
+        nonlocal last
         last += 1
         done = expect(big, last)
         t0 = time.perf_counter()
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
             lsp.VersionedTextDocumentIdentifier(uri=big, version=last),
             [lsp.TextDocumentContentChangePartial(
-                range=lsp.Range(lsp.Position(row, 12), lsp.Position(row, 12)), text=" ")]))
+                range=lsp.Range(lsp.Position(row, column), lsp.Position(row, column)), text=text)]))
         await done
-        edit_ms.append((time.perf_counter() - t0) * 1000)
+        return (time.perf_counter() - t0) * 1000
+
+    for r in range(runs):
+        edit_ms.append(await change(reads[(len(reads) // 2 + 7 * r) % len(reads)], 12, " "))
     # a new line typed at the end of a statement: the blocks after it move down a line
     # (from the bottom up, so that the rows above keep their numbers)
     for r in range(max(1, runs // 2)):
-        row = reads[(2 * len(reads) // 3 - 5 * r) % len(reads)]
-        last += 1
-        done = expect(big, last)
-        t0 = time.perf_counter()
-        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=big, version=last),
-            [lsp.TextDocumentContentChangePartial(
-                range=lsp.Range(lsp.Position(row, 200), lsp.Position(row, 200)), text="\n")]))
-        await done
-        newline_ms.append((time.perf_counter() - t0) * 1000)
+        newline_ms.append(await change(reads[(2 * len(reads) // 3 - 5 * r) % len(reads)], 200, "\n"))
 
     ident = lsp.TextDocumentIdentifier(big)
     t0 = time.perf_counter()

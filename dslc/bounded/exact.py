@@ -115,13 +115,7 @@ def enumerate_check(model: NumericModel, left: list[Fraction], right: list[Fract
     the time budget of :mod:`dslc.limits` is checked every few hundred nodes.
     """
     start = time.perf_counter()
-    n = model.n_states
-    n_obs = model.n_obs
-    n_act = model.n_actions
-    D = _lcm_den(p for rows in model.trans for row in rows for p in row.values())
-    E = _lcm_den(p for row in model.emit for p in row.values())
-    trans = [[sorted((s2, int(p * D)) for s2, p in row.items() if p) for row in rows] for rows in model.trans]
-    emit = [[int(model.emit[s].get(o, 0) * E) for s in range(n)] for o in range(n_obs)]
+    n, n_obs, n_act, D, E, trans, emit = _integer_rows(model)
     q_l = _lcm_den(left)
     q_r = _lcm_den(right)
     il = [int(x * q_l) for x in left]
@@ -379,13 +373,7 @@ def pruned_check(model: NumericModel, x: list[Fraction], y: list[Fraction], k: i
     (``complete`` is then False; a violation found before still stands).
     """
     start = time.perf_counter()
-    n = model.n_states
-    n_obs = model.n_obs
-    n_act = model.n_actions
-    D = _lcm_den(p for rows in model.trans for row in rows for p in row.values())
-    E = _lcm_den(p for row in model.emit for p in row.values())
-    trans = [[sorted((s2, int(p * D)) for s2, p in row.items() if p) for row in rows] for rows in model.trans]
-    emit = [[int(model.emit[s].get(o, 0) * E) for s in range(n)] for o in range(n_obs)]
+    n, n_obs, n_act, D, E, trans, emit = _integer_rows(model)
     q_x, q_y = _lcm_den(x), _lcm_den(y)
     ix = [int(v * q_x) for v in x]
     iy = [int(v * q_y) for v in y]
@@ -535,6 +523,18 @@ def _lcm_den(values) -> int:
         if den != 1:
             d = d * den // math.gcd(d, den)
     return d
+
+
+def _integer_rows(model):
+    """The rows on an integer scale: D and E, the common denominators of the
+    transition and emission rows; ``trans[a][s]`` the sorted (s′, p·D) with
+    p > 0; ``emit[o][s]`` = e(s, o)·E."""
+    n = model.n_states
+    D = _lcm_den(p for rows in model.trans for row in rows for p in row.values())
+    E = _lcm_den(p for row in model.emit for p in row.values())
+    trans = [[sorted((s2, int(p * D)) for s2, p in row.items() if p) for row in rows] for rows in model.trans]
+    emit = [[int(model.emit[s].get(o, 0) * E) for s in range(n)] for o in range(model.n_obs)]
+    return n, model.n_obs, model.n_actions, D, E, trans, emit
 
 
 class _Comparator:
