@@ -124,19 +124,12 @@ def enumerate_check(model: NumericModel, left: list[Fraction], right: list[Fract
     scale_leaf = E ** k * D ** (k - 1)
     count = 0
     nodes = 0
-    rng_n = range(n)
 
     def emitted(vec, em):
         return [v * e if v and e else 0 for v, e in zip(vec, em)]
 
     def step(vec, rows):
-        nxt = [0] * n
-        for s in rng_n:
-            v = vec[s]
-            if v:
-                for s2, p in rows[s]:
-                    nxt[s2] += v * p
-        return nxt
+        return _int_step(vec, rows, n)
 
     def result(hit):
         return EnumResult(hit, count, time.perf_counter() - start, True)
@@ -397,16 +390,9 @@ def pruned_check(model: NumericModel, x: list[Fraction], y: list[Fraction], k: i
     memo: list[set] = [set() for _ in range(k)]
     remembered = 0
     lp_tries = lp_hits = 0
-    rng_n = range(n)
 
     def step(vec, rows):
-        nxt = [0] * n
-        for s in rng_n:
-            v = vec[s]
-            if v:
-                for s2, p in rows[s]:
-                    nxt[s2] += v * p
-        return nxt
+        return _int_step(vec, rows, n)
 
     def finish(complete: bool) -> PrunedResult:
         return PrunedResult(violations, nodes, leaves, cut, merged, work, time.perf_counter() - start, complete)
@@ -535,6 +521,17 @@ def _integer_rows(model):
     trans = [[sorted((s2, int(p * D)) for s2, p in row.items() if p) for row in rows] for rows in model.trans]
     emit = [[int(model.emit[s].get(o, 0) * E) for s in range(n)] for o in range(model.n_obs)]
     return n, model.n_obs, model.n_actions, D, E, trans, emit
+
+
+def _int_step(vec: list[int], rows, n: int) -> list[int]:
+    """One forward step on the integer scale of :func:`_integer_rows`."""
+    nxt = [0] * n
+    for s in range(n):
+        v = vec[s]
+        if v:
+            for s2, p in rows[s]:
+                nxt[s2] += v * p
+    return nxt
 
 
 class _Comparator:

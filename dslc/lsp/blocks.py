@@ -46,7 +46,7 @@ import logging
 import re
 import threading
 import types
-from dslc.record import record, field
+from dslc.record import field, fields, record
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -60,14 +60,6 @@ log = logging.getLogger(__name__)
 
 # Results that say something about this run rather than about the text.
 UNCACHED_CODES = frozenset({"E000", "E013", "E014"})
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    """The fields of a dataclass or a :mod:`dslc.record` class, in order."""
-    found = getattr(cls, "__dataclass_fields__", None) or getattr(cls, "__record_fields__", None)
-    if found is None:
-        raise TypeError(f"{cls.__qualname__} has no fields")
-    return tuple(found)
 
 
 class TrackedSource(SourceFile):
@@ -391,7 +383,7 @@ class MovedBlockResult(BlockResult):
         return self._entry.result, self._start
 
 
-for _name in _field_names(BlockResult):
+for _name in (f.name for f in fields(BlockResult)):
     if _name not in MOVED_AT_ONCE and _name not in SHARED_FIELDS:
         setattr(MovedBlockResult, _name, _MovedOnRead(_name))
 
@@ -456,7 +448,7 @@ class BlockCache:
         entries stored by a cancelled check stay for the next one."""
         options = Options.of(options)
         run, keys = Round(), set()
-        settings = tuple((name, getattr(options, name)) for name in _field_names(Options)
+        settings = tuple((name, getattr(options, name)) for name in (f.name for f in fields(Options))
                          if name != "cancelled")
 
         def check_block(src: SourceFile, chunk: Chunk, opts: Options) -> BlockResult:
