@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction as F
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -392,3 +393,22 @@ def test_bench_scripts_run():
         proc = subprocess.run([sys.executable, *args], cwd=root, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, (args, proc.stderr[-2000:])
         assert "| 3 |" in proc.stdout or "random models" in proc.stdout, proc.stdout[-2000:]
+
+
+def test_an_enumeration_witness_is_recomputed_before_it_is_reported(monkeypatch):
+    """The exact engines' witnesses go through the plain rational forward
+    recursion: a witness whose probability the engine got wrong is a bug
+    (an error), never a reported violation."""
+    model = load_model(BOUNDARY.replace("EPS", "ln(3/2)").replace("K", "3"))
+    decided, _undecided, _stats = pcheck.prune_model(model)
+    found = [v for _d, v in decided if v is not None]
+    assert found and all(v.p_left > 0 for v in found)
+    real = pcheck.pruned_check
+
+    def wrong(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.violations = [None if v is None else (v[0], v[1], v[2] * 2, v[3]) for v in res.violations]
+        return res
+    monkeypatch.setattr(pcheck, "pruned_check", wrong)
+    with pytest.raises(RuntimeError, match="failed its exact re-check"):
+        pcheck.prune_model(model)

@@ -515,6 +515,18 @@ def _confirm_found(model: MarkovModel, theta: dict[str, Fraction], outcome: Outc
     return True
 
 
+def _rechecked(model: MarkovModel, env: dict[str, Fraction] | None, pair: SecretPair, left: int, right: int,
+               w: list[int], a: list[int], p_left: Fraction, p_right: Fraction) -> Violation:
+    """A violation found by an exact engine, computed again by the plain forward
+    recursion over rationals (:func:`_exact_violation`, as for SMT's witnesses)
+    before anything prints it; a mismatch is a bug in dslc, never a verdict."""
+    values = dict(env or {})
+    v = _exact_violation(model, pair, left, right, w, a, values, values)
+    if v is None or (v.p_left, v.p_right) != (p_left, p_right):
+        raise RuntimeError("a witness of the exact enumeration failed its exact re-check")
+    return v
+
+
 def enumerate_model(model: MarkovModel, env: dict[str, Fraction] | None = None,
                     deadline: float | None = None, prune: bool = False,
                     dirs: list | None = None) -> tuple[Violation | None, int, bool]:
@@ -529,8 +541,7 @@ def enumerate_model(model: MarkovModel, env: dict[str, Fraction] | None = None,
         if not res.complete:
             return None, total, False
         if res.violation is not None:
-            w, a, pl, pr = res.violation
-            return Violation(pair, left, right, w, a, pl, pr), total, True
+            return _rechecked(model, env, pair, left, right, *res.violation), total, True
     return None, total, True
 
 
@@ -547,8 +558,7 @@ def explore_model(model: MarkovModel, env: dict[str, Fraction] | None = None,
         if not res.complete:
             return None, widest, False
         if res.violation is not None:
-            w, a, pl, pr = res.violation
-            return Violation(pair, left, right, w, a, pl, pr), widest, True
+            return _rechecked(model, env, pair, left, right, *res.violation), widest, True
     return None, widest, True
 
 
@@ -590,8 +600,7 @@ def prune_model(model: MarkovModel, env: dict[str, Fraction] | None = None, *, d
         stats.complete = stats.complete and res.complete
         for (left, right), hit in zip(((x, y), (y, x)), res.violations):
             if hit is not None:
-                w, a, pl, pr = hit
-                decided.append(((pair, left, right), Violation(pair, left, right, w, a, pl, pr)))
+                decided.append(((pair, left, right), _rechecked(model, env, pair, left, right, *hit)))
             elif res.complete:
                 decided.append(((pair, left, right), None))
             else:
