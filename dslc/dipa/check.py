@@ -27,6 +27,11 @@ from typing import Sequence
 from dslc.ir.dipa import DiPA, Guard, OutKind
 from dslc.ir.flat_dipa import columns, table
 
+try:            # the same loops in C (setup.py builds it when a compiler is found)
+    from dslc import _native
+except ImportError:                                   # pragma: no cover - depends on the build
+    _native = None
+
 TRUE, GE, LT = 0, 1, 2
 _GUARD_CODE = {Guard.TRUE: TRUE, Guard.GE: GE, Guard.LT: LT}
 
@@ -231,6 +236,72 @@ def _and(a: bytes, b: bytes) -> bytes:
     return (int.from_bytes(a, "little") & int.from_bytes(b, "little")).to_bytes(len(a), "little")
 
 
+def _group(n: int, key: array, edges: array | None, m: int) -> tuple[array, array]:
+    """A CSR index of ``edges`` (all m if None) grouped by ``key[e]`` in 0..n-1,
+    stable: (start, order), the edges of group v being order[start[v]:start[v+1]]."""
+    count = m if edges is None else len(edges)
+    start = _filled(0, n + 1)
+    order = _filled(0, count)
+    if _native is not None:
+        _native.group(n, key, edges, start, order)
+        return start, order
+    every = range(m) if edges is None else edges
+    for e in every:
+        start[key[e] + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    fill = start[:-1]
+    for e in every:
+        t = key[e]
+        order[fill[t]] = e
+        fill[t] += 1
+    return start, order
+
+
+_INT64 = 1 << 63
+
+
+def _take(values: array, index: array) -> array:
+    """values[i] for every i in index, as an array('i')."""
+    out = array("i")
+    if _native is not None:
+        out.frombytes(_native.take(values, index))
+    else:
+        out.extend(map(values.__getitem__, index))
+    return out
+
+
+def _weigh_natively(cols, comp: array, ncomp: int, init: int, code: bytes):
+    """The weight section of :func:`check` in C: (critical, denom, weight,
+    heaviest), the same values, or None when a cost or a sum could leave 64
+    bits (then the Python integers of :func:`check` take over)."""
+    found, used = _native.critical(cols.src, cols.dst, comp, cols.rate, len(cols.rates))
+    crit = array("i")
+    crit.frombytes(found)
+    del found
+    denom = 1
+    for k in {f.denominator for c in compress(range(len(used)), used) for f in cols.rates[c]}:
+        denom = lcm(denom, k)
+    plain = [0] * (2 * len(cols.rates))
+    extra = [0] * len(cols.rates)
+    for c in compress(range(len(used)), used):
+        d, d2 = cols.rates[c]
+        plain[2 * c] = int(d * denom)
+        plain[2 * c + 1] = 2 * int(d * denom)
+        extra[c] = int(d2 * denom)
+    if max(plain + extra, default=0) * 2 >= _INT64:
+        return None
+    costs = array("q", bytes(8 * len(crit)))
+    dist = array("q", bytes(8 * ncomp))
+    best_in = _filled(-1, ncomp)
+    if not _native.weigh(crit, cols.src, cols.dst, comp, cols.rate, cols.is_input, code.translate(_OUT_PRIME),
+                         array("q", plain), array("q", extra), ncomp, comp[init], costs, dist, best_in):
+        return None
+    best = dist.index(max(dist))              # the first component of largest distance
+    return (Pairs(crit, costs), denom, Fraction(dist[best], denom),
+            Heaviest(best_in, best, lambda e: comp[cols.src[e]]))
+
+
 def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa: C901
     cols = columns(dipa)
     n, m = cols.n, cols.m
@@ -245,18 +316,10 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         order: Sequence[int] = range(m)
         adj = dst
     else:
-        start = _filled(0, n + 1)
-        for s in src:
-            start[s + 1] += 1
-        for v in range(n):
-            start[v + 1] += start[v]
-        fill = start[:-1]
-        order = _filled(0, m)
-        for e in range(m):
-            s = src[e]
-            order[fill[s]] = e
-            fill[s] += 1
+        start, order = _group(n, src, None, m)
         adj = array("i", map(dst.__getitem__, order))
+    native = _native
+    csr_order = None if isinstance(order, range) else order
 
     def in_csr(mask: bytes) -> bytes:
         """A per-transition mask in CSR order."""
@@ -269,6 +332,14 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
 
     def reach_parent(q: int) -> array:
         parent = reach["parent"]
+        if parent is None and native is not None:
+            # the whole tree at once: the same parents the lazy search gives
+            parent = reach["parent"] = _filled(-2, n)
+            parent[init] = -1
+            queue = _filled(init, n)
+            native.bfs(start, adj, csr_order, None, None, 0, parent, None, queue, 1, m)
+            reach["queue"] = []
+            return parent
         if parent is None:
             parent = reach["parent"] = _filled(-2, n)      # -2 unreached, -1 root, else a transition
             parent[init] = -1
@@ -307,7 +378,14 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     # components are single states and Tarjan's order is the depth-first
     # postorder, found without low links.
     forward = all(map(le, src, dst))
-    if n and forward:
+    if n and native is not None:
+        if forward:
+            ncomp = native.postorder(start, adj, init, comp)
+            reached_all = ncomp == n
+        else:
+            ncomp, counter = native.tarjan(start, adj, init, comp)
+            reached_all = counter == n
+    elif n and forward:
         seen = bytearray(n)
         ptr = start[:-1]
         work = [init]
@@ -392,8 +470,8 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         if not reached_all:
             on_cycle_mask = bytes(map(and_, on_cycle_mask, map(le, repeat(0, m), map(comp_of, src))))
     else:
-        cs = array("i", map(comp_of, src))   # component of each transition's source (-1 unreachable)
-        cd = array("i", map(comp_of, dst))
+        cs = _take(comp, src)                # component of each transition's source (-1 unreachable)
+        cd = _take(comp, dst)
         on_cycle_mask = bytes(map(and_, map(eq, cs, cd), map(le, repeat(0, m), cs)))
 
     def comps_of(edges) -> map:
@@ -402,12 +480,14 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
 
     internal = array("i", compress(range(m), on_cycle_mask))
 
-    def marked(mask: bytes) -> list[int]:
+    def marked(mask: bytes) -> array:
         """The internal edges marked in ``mask``, in increasing order."""
-        return list(compress(range(m), _and(mask, on_cycle_mask)))
+        return array("i", compress(range(m), _and(mask, on_cycle_mask)))
 
-    def firsts(edges: list[int]) -> dict[int, int]:
+    def firsts(edges: array) -> dict[int, int]:
         """component -> the first of ``edges`` (increasing) in it."""
+        if native is not None:
+            return native.firsts(comp, src, edges, ncomp)
         return dict(zip(reversed(list(comps_of(edges))), reversed(edges)))
 
     # DP001 needs an internal assignment and an internal comparison in one
@@ -417,12 +497,12 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     c_cmp2: dict[int, int] = {}
     if c_store:
         cmp_edges = marked(code.translate(_COMPARES))
-        cmp_edges = list(compress(cmp_edges, map(c_store.__contains__, comps_of(cmp_edges))))
+        cmp_edges = array("i", compress(cmp_edges, map(c_store.__contains__, comps_of(cmp_edges))))
         c_cmp = firsts(cmp_edges)
-        c_cmp2 = firsts(list(filterfalse(set(c_cmp.values()).__contains__, cmp_edges)))   # a second one
+        c_cmp2 = firsts(array("i", filterfalse(set(c_cmp.values()).__contains__, cmp_edges)))   # a second one
         del cmp_edges
     real = marked(code.translate(_OUT_REAL))
-    c_disc = firsts(list(compress(real, map(is_input.__getitem__, map(src.__getitem__, real)))))
+    c_disc = firsts(array("i", compress(real, map(is_input.__getitem__, map(src.__getitem__, real)))))
     del real
     # G-/L-cycle states, and the first internal `>=` (`<`) edge of a state's component
     ge_edges = marked(code.translate(_IS_GE))
@@ -469,21 +549,20 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         if c not in hubs:
             if not rev:
                 # reverse CSR of the edges inside components
-                rstart = _filled(0, n + 1)
-                for e in internal:
-                    rstart[dst[e] + 1] += 1
-                for v in range(n):
-                    rstart[v + 1] += rstart[v]
-                rfill = rstart[:-1]
-                rorder = _filled(0, len(internal))
-                for e in internal:
-                    t = dst[e]
-                    rorder[rfill[t]] = e
-                    rfill[t] += 1
-                rev.append((rstart, rorder))
+                rev.append(_group(n, dst, internal, m))
             rstart, rorder = rev[0]
             fwd = _filled(-2, n)
             fwd[a] = -1
+            if native is not None:
+                bwd = _filled(-2, n)
+                bwd[a] = -1
+                queue = _filled(a, n)
+                native.bfs(start, adj, csr_order, None, comp, c, fwd, None, queue, 1, m)
+                queue[0] = a
+                native.bfs(rstart, _take(src, rorder), rorder, None, None, 0,
+                           bwd, None, queue, 1, m)
+                hubs[c] = (a, fwd, bwd)
+                return hubs[c]
             queue = [a]
             for v in queue:
                 for k in range(start[v], start[v + 1]):
@@ -596,6 +675,11 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         ``roots`` are states with their ``tags``, or a mask of states that
         are their own tags.  Returns the parent edge per state (-1 at a root,
         -2 unreached) and the tag of the root each state was reached from."""
+        if isinstance(roots, (bytes, bytearray)) and native is not None:
+            parent, tag, queue = _filled(0, n), _filled(0, n), _filled(0, n)
+            qlen = native.seed(roots, parent, tag, queue)
+            native.bfs(start, adj, csr_order, ok, None, 0, parent, tag, queue, qlen, m)
+            return parent, tag
         if isinstance(roots, (bytes, bytearray)):
             parent = array("i", map(add, repeat(-2, n), roots))
             tag = array("i", map(sub, map(mul, range(n), roots), map(xor, roots, repeat(1, n))))
@@ -609,6 +693,12 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
                     parent[q] = -1
                     tag[q] = t
                     queue.append(q)
+        if native is not None:
+            qlen = len(queue)
+            queue = array("i", queue)
+            queue.extend(repeat(0, n - qlen))
+            native.bfs(start, adj, csr_order, ok, None, 0, parent, tag, queue, qlen, m)
+            return parent, tag
         for v in queue:
             tv = tag[v]
             for k in range(start[v], start[v + 1]):
@@ -635,11 +725,9 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
             continue                         # nothing the search could find
         parent, tag = bfs(first_on, None, ok)
         # DP002: a state of a second-kind cycle reached from a first-kind cycle.
-        seen_comp: set[int] = set()
-        for q in reached(parent, second_on):
-            if comp[q] in seen_comp:
-                continue
-            seen_comp.add(comp[q])
+        # the first reached state of each component, in increasing order
+        found = reached(parent, second_on)
+        for q in sorted(dict(zip(reversed(list(map(comp.__getitem__, found))), reversed(found))).values()):
             root = tag[q]
             key = (first_is_l, comp[root], comp[q])
             if key in reported_pairs or full(LEAKING_PAIR):
@@ -698,7 +786,10 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     denom = 1
     weight = None
     heaviest: Sequence[int] = []
-    if n:
+    weighed = n and native is not None and _weigh_natively(cols, comp, ncomp, init, code)
+    if weighed:
+        critical, denom, weight, heaviest = weighed
+    elif n:
         # Costs are exact: scale every rate by the lcm of the denominators so the
         # longest-path search adds integers.  Rates come in classes (equal rates
         # share one), so a million states hash no Fraction.

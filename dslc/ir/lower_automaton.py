@@ -15,6 +15,11 @@ from dslc.ir.flat_dipa import FlatDiPA, lookup
 from dslc.ir.linear import NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
 from dslc.syntax import ast
 
+try:            # name resolution in C (setup.py builds it when a compiler is found)
+    from dslc import _native
+except ImportError:                                   # pragma: no cover - depends on the build
+    _native = None
+
 
 def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagnostic]]:
     if getattr(block, "flat", None) is not None:
@@ -159,7 +164,14 @@ def _resolve(names: list[str], ids: array, targets: list[str]) -> array | None:
     """The index of every target, or None if a name is declared twice or a
     target is unknown.  The reader found most targets near their state
     (``ids``, -1 where not); the rest (``targets``, in order) are looked up
-    in a dictionary of every name."""
+    in a dictionary of every name (a table in C when dslc._native is built)."""
+    if _native is not None and isinstance(names, list) and isinstance(targets, list):
+        status, filled = _native.resolve(names, ids, targets)
+        if status:
+            return None
+        dst = array("i")
+        dst.frombytes(filled)
+        return dst
     n = len(names)
     if len(set(names)) != n:
         return None

@@ -1,0 +1,875 @@
+/* Native loops of the automaton path (dslc.ir.lower_automaton, dslc.dipa.check).
+ *
+ * Each function is a line-for-line port of a pure-Python loop in
+ * dslc/dipa/check.py and fills the same arrays in the same order, so the
+ * checker's result does not depend on whether this module is built
+ * (tests/test_native.py compares the two on random automata).  Arrays are
+ * Python `array('i')` (C int) and `bytes` masks, passed by the buffer
+ * protocol; nothing here allocates per state or per edge beyond the work
+ * stacks.  Indices are checked once at the boundary: a bad buffer raises
+ * ValueError, never reads out of bounds.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buf;
+
+static void release(Buf *b) {
+    if (b->held) {
+        PyBuffer_Release(&b->view);
+        b->held = 0;
+    }
+}
+
+/* Take a buffer of C ints (itemsize == sizeof(int)); writable if asked. */
+static int take_ints(PyObject *obj, Buf *b, int writable, const char *what) {
+    b->held = 0;
+    if (PyObject_GetBuffer(obj, &b->view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    b->held = 1;
+    if (b->view.itemsize != (Py_ssize_t)sizeof(int) || b->view.format == NULL || strcmp(b->view.format, "i") != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: expected array('i')", what);
+        release(b);
+        return -1;
+    }
+    return 0;
+}
+
+/* Take a buffer of bytes (a 0/1 mask). */
+static int take_bytes(PyObject *obj, Buf *b, const char *what) {
+    b->held = 0;
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    b->held = 1;
+    (void)what;
+    return 0;
+}
+
+#define LEN(b) ((b).view.len / (Py_ssize_t)sizeof(int))
+#define INTS(b) ((int *)(b).view.buf)
+
+/* Every entry of adj (and of order, when given) is a valid index, and start
+ * is a non-decreasing CSR index array ending at len(adj). */
+static int check_csr(Buf *start, Buf *adj, Buf *order, Py_ssize_t n, Py_ssize_t m_edges) {
+    const int *s = INTS(*start), *a = INTS(*adj);
+    Py_ssize_t m = LEN(*adj);
+    if (LEN(*start) != n + 1 || s[0] != 0 || s[n] != m) {
+        PyErr_SetString(PyExc_ValueError, "start is not a CSR index of adj");
+        return -1;
+    }
+    for (Py_ssize_t v = 0; v < n; v++)
+        if (s[v] > s[v + 1]) {
+            PyErr_SetString(PyExc_ValueError, "start is not non-decreasing");
+            return -1;
+        }
+    for (Py_ssize_t k = 0; k < m; k++)
+        if (a[k] < 0 || a[k] >= n) {
+            PyErr_SetString(PyExc_ValueError, "adj holds a state out of range");
+            return -1;
+        }
+    if (order != NULL) {
+        const int *o = INTS(*order);
+        if (LEN(*order) != m) {
+            PyErr_SetString(PyExc_ValueError, "order and adj differ in length");
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < m; k++)
+            if (o[k] < 0 || o[k] >= m_edges) {
+                PyErr_SetString(PyExc_ValueError, "order holds a transition out of range");
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* tarjan(start, adj, init, comp) -> (ncomp, visited)
+ * Strongly connected components of the states reachable from init, numbered
+ * in the order the iterative Tarjan search of check.py completes them. */
+static PyObject *tarjan(PyObject *self, PyObject *args) {
+    PyObject *ostart, *oadj, *ocomp;
+    int init;
+    Buf start, adj, comp;
+    if (!PyArg_ParseTuple(args, "OOiO", &ostart, &oadj, &init, &ocomp))
+        return NULL;
+    if (take_ints(ostart, &start, 0, "start") < 0)
+        return NULL;
+    if (take_ints(oadj, &adj, 0, "adj") < 0) {
+        release(&start);
+        return NULL;
+    }
+    if (take_ints(ocomp, &comp, 1, "comp") < 0) {
+        release(&start);
+        release(&adj);
+        return NULL;
+    }
+    Py_ssize_t n = LEN(comp);
+    PyObject *result = NULL;
+    int *index = NULL, *low = NULL, *ptr = NULL, *stack = NULL, *work = NULL;
+    unsigned char *on_stack = NULL;
+    if (check_csr(&start, &adj, NULL, n, 0) < 0)
+        goto done;
+    if (init < 0 || init >= n) {
+        PyErr_SetString(PyExc_ValueError, "init out of range");
+        goto done;
+    }
+    const int *st = INTS(start), *a = INTS(adj);
+    int *cp = INTS(comp);
+    index = malloc(sizeof(int) * (size_t)n);
+    low = malloc(sizeof(int) * (size_t)n);
+    ptr = malloc(sizeof(int) * (size_t)n);
+    stack = malloc(sizeof(int) * (size_t)n);
+    work = malloc(sizeof(int) * (size_t)n);
+    on_stack = calloc((size_t)n, 1);
+    if (!index || !low || !ptr || !stack || !work || !on_stack) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t v = 0; v < n; v++) {
+        index[v] = -1;
+        low[v] = 0;
+        ptr[v] = st[v];
+    }
+    Py_ssize_t sp = 0, wp = 0;
+    int ncomp = 0, counter = 1;
+    stack[sp++] = init;
+    work[wp++] = init;
+    index[init] = low[init] = 0;
+    on_stack[init] = 1;
+    while (wp > 0) {
+        int v = work[wp - 1];
+        int k = ptr[v];
+        int end = st[v + 1];
+        int lv = low[v];
+        int w = -1, found = 0;
+        while (k < end) {
+            w = a[k];
+            k++;
+            int iw = index[w];
+            if (iw < 0) {
+                found = 1;
+                break;
+            }
+            if (iw < lv && on_stack[w])
+                lv = iw;
+        }
+        if (!found) {
+            wp--;
+            if (wp > 0) {
+                int u = work[wp - 1];
+                if (lv < low[u])
+                    low[u] = lv;
+            }
+            if (lv == index[v]) {
+                for (;;) {
+                    int x = stack[--sp];
+                    on_stack[x] = 0;
+                    cp[x] = ncomp;
+                    if (x == v)
+                        break;
+                }
+                ncomp++;
+            } else {
+                low[v] = lv;
+            }
+            continue;
+        }
+        ptr[v] = k;
+        low[v] = lv;
+        index[w] = low[w] = counter;
+        counter++;
+        stack[sp++] = w;
+        on_stack[w] = 1;
+        work[wp++] = w;
+    }
+    result = Py_BuildValue("(ii)", ncomp, counter);
+done:
+    free(index);
+    free(low);
+    free(ptr);
+    free(stack);
+    free(work);
+    free(on_stack);
+    release(&start);
+    release(&adj);
+    release(&comp);
+    return result;
+}
+
+/* postorder(start, adj, init, comp) -> ncomp
+ * For graphs whose edges all go forward or stay: each state is its own
+ * component, numbered in depth-first postorder from init (as check.py). */
+static PyObject *postorder(PyObject *self, PyObject *args) {
+    PyObject *ostart, *oadj, *ocomp;
+    int init;
+    Buf start, adj, comp;
+    if (!PyArg_ParseTuple(args, "OOiO", &ostart, &oadj, &init, &ocomp))
+        return NULL;
+    if (take_ints(ostart, &start, 0, "start") < 0)
+        return NULL;
+    if (take_ints(oadj, &adj, 0, "adj") < 0) {
+        release(&start);
+        return NULL;
+    }
+    if (take_ints(ocomp, &comp, 1, "comp") < 0) {
+        release(&start);
+        release(&adj);
+        return NULL;
+    }
+    Py_ssize_t n = LEN(comp);
+    PyObject *result = NULL;
+    int *ptr = NULL, *work = NULL;
+    unsigned char *seen = NULL;
+    if (check_csr(&start, &adj, NULL, n, 0) < 0)
+        goto done;
+    if (init < 0 || init >= n) {
+        PyErr_SetString(PyExc_ValueError, "init out of range");
+        goto done;
+    }
+    const int *st = INTS(start), *a = INTS(adj);
+    int *cp = INTS(comp);
+    ptr = malloc(sizeof(int) * (size_t)n);
+    work = malloc(sizeof(int) * (size_t)n);
+    seen = calloc((size_t)n, 1);
+    if (!ptr || !work || !seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(ptr, st, sizeof(int) * (size_t)n);
+    Py_ssize_t wp = 0;
+    int ncomp = 0;
+    work[wp++] = init;
+    seen[init] = 1;
+    while (wp > 0) {
+        int v = work[wp - 1];
+        int k = ptr[v], end = st[v + 1], w = -1, found = 0;
+        while (k < end) {
+            w = a[k];
+            k++;
+            if (!seen[w]) {
+                found = 1;
+                break;
+            }
+        }
+        if (!found) {
+            wp--;
+            cp[v] = ncomp++;
+            continue;
+        }
+        ptr[v] = k;
+        seen[w] = 1;
+        work[wp++] = w;
+    }
+    result = PyLong_FromLong(ncomp);
+done:
+    free(ptr);
+    free(work);
+    free(seen);
+    release(&start);
+    release(&adj);
+    release(&comp);
+    return result;
+}
+
+/* bfs(start, adj, order, ok, comp, c, parent, tag, queue, qlen, m) -> qlen
+ * Breadth-first search continued from queue[0:qlen] (already marked in
+ * parent/tag): a state w behind the k-th CSR edge is entered when parent[w]
+ * is -2, ok[k] (if ok is not None) and comp[w] == c (if comp is not None);
+ * it gets parent[w] = order[k] (k if order is None) and the tag of the state
+ * it is reached from (if tag is not None).  queue has room for every state. */
+static PyObject *bfs(PyObject *self, PyObject *args) {
+    PyObject *ostart, *oadj, *oorder, *ook, *ocomp, *oparent, *otag, *oqueue;
+    int c;
+    Py_ssize_t qlen, m_edges;
+    Buf start = {0}, adj = {0}, order = {0}, ok = {0}, comp = {0}, parent = {0}, tag = {0}, queue = {0};
+    if (!PyArg_ParseTuple(args, "OOOOOiOOOnn", &ostart, &oadj, &oorder, &ook, &ocomp, &c, &oparent, &otag,
+                          &oqueue, &qlen, &m_edges))
+        return NULL;
+    PyObject *result = NULL;
+    if (take_ints(ostart, &start, 0, "start") < 0 || take_ints(oadj, &adj, 0, "adj") < 0 ||
+        (oorder != Py_None && take_ints(oorder, &order, 0, "order") < 0) ||
+        (ook != Py_None && take_bytes(ook, &ok, "ok") < 0) ||
+        (ocomp != Py_None && take_ints(ocomp, &comp, 0, "comp") < 0) ||
+        take_ints(oparent, &parent, 1, "parent") < 0 ||
+        (otag != Py_None && take_ints(otag, &tag, 1, "tag") < 0) ||
+        take_ints(oqueue, &queue, 1, "queue") < 0)
+        goto done;
+    Py_ssize_t n = LEN(parent), m = LEN(adj);
+    if (check_csr(&start, &adj, order.held ? &order : NULL, n, order.held ? m_edges : 0) < 0)
+        goto done;
+    if ((ok.held && ok.view.len != m) || (comp.held && LEN(comp) != n) || (tag.held && LEN(tag) != n) ||
+        LEN(queue) < n || qlen < 0 || qlen > n) {
+        PyErr_SetString(PyExc_ValueError, "bfs: arrays of the wrong length");
+        goto done;
+    }
+    const int *st = INTS(start), *a = INTS(adj);
+    const int *od = order.held ? INTS(order) : NULL;
+    const unsigned char *okm = ok.held ? (const unsigned char *)ok.view.buf : NULL;
+    const int *cp = comp.held ? INTS(comp) : NULL;
+    int *par = INTS(parent), *tg = tag.held ? INTS(tag) : NULL, *q = INTS(queue);
+    for (Py_ssize_t i = 0; i < qlen; i++)
+        if (q[i] < 0 || q[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "bfs: a root out of range");
+            goto done;
+        }
+    for (Py_ssize_t i = 0; i < qlen; i++) {
+        int v = q[i];
+        int tv = tg ? tg[v] : 0;
+        for (int k = st[v]; k < st[v + 1]; k++) {
+            if (okm && !okm[k])
+                continue;
+            int w = a[k];
+            if (par[w] != -2 || (cp && cp[w] != c))
+                continue;
+            if (qlen >= n) {   /* a state entered twice: cannot happen with parent marks */
+                PyErr_SetString(PyExc_ValueError, "bfs: queue overflow");
+                goto done;
+            }
+            par[w] = od ? od[k] : k;
+            if (tg)
+                tg[w] = tv;
+            q[qlen++] = w;
+        }
+    }
+    result = PyLong_FromSsize_t(qlen);
+done:
+    release(&start);
+    release(&adj);
+    release(&order);
+    release(&ok);
+    release(&comp);
+    release(&parent);
+    release(&tag);
+    release(&queue);
+    return result;
+}
+
+/* group(n, key, edges, rstart, rorder)
+ * Counting sort of `edges` (array('i') of indices into key, or None for
+ * 0..len(key)-1) by key[e] in 0..n-1, stable: rstart (n + 1 entries) gets
+ * the CSR index, rorder (one entry per edge) the edges in order. */
+static PyObject *group(PyObject *self, PyObject *args) {
+    Py_ssize_t n;
+    PyObject *okey, *oedges, *orstart, *rorder_o;
+    Buf key = {0}, edges = {0}, rstart = {0}, rorder = {0};
+    if (!PyArg_ParseTuple(args, "nOOOO", &n, &okey, &oedges, &orstart, &rorder_o))
+        return NULL;
+    PyObject *result = NULL;
+    int *fill = NULL;
+    if (take_ints(okey, &key, 0, "key") < 0 || (oedges != Py_None && take_ints(oedges, &edges, 0, "edges") < 0) ||
+        take_ints(orstart, &rstart, 1, "rstart") < 0 || take_ints(rorder_o, &rorder, 1, "rorder") < 0)
+        goto done;
+    Py_ssize_t nk = LEN(key), ne = edges.held ? LEN(edges) : nk;
+    if (LEN(rstart) != n + 1 || LEN(rorder) != ne) {
+        PyErr_SetString(PyExc_ValueError, "group: arrays of the wrong length");
+        goto done;
+    }
+    const int *ky = INTS(key), *ed = edges.held ? INTS(edges) : NULL;
+    int *rs = INTS(rstart), *ro = INTS(rorder);
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        Py_ssize_t e = ed ? ed[i] : i;
+        if (e < 0 || e >= nk || ky[e] < 0 || ky[e] >= n) {
+            PyErr_SetString(PyExc_ValueError, "group: an index out of range");
+            goto done;
+        }
+    }
+    memset(rs, 0, sizeof(int) * (size_t)(n + 1));
+    for (Py_ssize_t i = 0; i < ne; i++)
+        rs[ky[ed ? ed[i] : i] + 1]++;
+    for (Py_ssize_t v = 0; v < n; v++)
+        rs[v + 1] += rs[v];
+    fill = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!fill) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(fill, rs, sizeof(int) * (size_t)n);
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        int e = ed ? ed[i] : (int)i;
+        ro[fill[ky[e]]++] = e;
+    }
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    free(fill);
+    release(&key);
+    release(&edges);
+    release(&rstart);
+    release(&rorder);
+    return result;
+}
+
+
+/* critical(src, dst, comp, rate, nclasses) -> (crit, used)
+ * The critical transitions (source reachable, target in another component)
+ * in increasing order, and per rate class 1 if a critical transition leaves
+ * a state of that class. */
+static PyObject *critical(PyObject *self, PyObject *args) {
+    PyObject *osrc, *odst, *ocomp, *orate;
+    Py_ssize_t nclasses;
+    Buf src = {0}, dst = {0}, comp = {0}, rate = {0};
+    if (!PyArg_ParseTuple(args, "OOOOn", &osrc, &odst, &ocomp, &orate, &nclasses))
+        return NULL;
+    PyObject *result = NULL, *crit = NULL, *used = NULL;
+    if (take_ints(osrc, &src, 0, "src") < 0 || take_ints(odst, &dst, 0, "dst") < 0 ||
+        take_ints(ocomp, &comp, 0, "comp") < 0 || take_ints(orate, &rate, 0, "rate") < 0)
+        goto done;
+    Py_ssize_t m = LEN(src), n = LEN(comp);
+    if (LEN(dst) != m || LEN(rate) != n || nclasses < 0) {
+        PyErr_SetString(PyExc_ValueError, "critical: arrays of the wrong length");
+        goto done;
+    }
+    const int *sr = INTS(src), *ds = INTS(dst), *cp = INTS(comp), *rt = INTS(rate);
+    for (Py_ssize_t e = 0; e < m; e++)
+        if (sr[e] < 0 || sr[e] >= n || ds[e] < 0 || ds[e] >= n) {
+            PyErr_SetString(PyExc_ValueError, "critical: a state out of range");
+            goto done;
+        }
+    for (Py_ssize_t q = 0; q < n; q++)
+        if (rt[q] < 0 || rt[q] >= nclasses) {
+            PyErr_SetString(PyExc_ValueError, "critical: a rate class out of range");
+            goto done;
+        }
+    Py_ssize_t count = 0;
+    for (Py_ssize_t e = 0; e < m; e++) {
+        int c = cp[sr[e]];
+        count += c >= 0 && c != cp[ds[e]];
+    }
+    crit = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int) * count);
+    used = PyByteArray_FromStringAndSize(NULL, nclasses);
+    if (!crit || !used)
+        goto done;
+    int *out = (int *)PyByteArray_AS_STRING(crit);
+    char *u = PyByteArray_AS_STRING(used);
+    memset(u, 0, (size_t)nclasses);
+    Py_ssize_t i = 0;
+    for (Py_ssize_t e = 0; e < m; e++) {
+        int c = cp[sr[e]];
+        if (c >= 0 && c != cp[ds[e]]) {
+            out[i++] = (int)e;
+            u[rt[sr[e]]] = 1;
+        }
+    }
+    result = Py_BuildValue("(OO)", crit, used);
+done:
+    Py_XDECREF(crit);
+    Py_XDECREF(used);
+    release(&src);
+    release(&dst);
+    release(&comp);
+    release(&rate);
+    return result;
+}
+
+/* weigh(crit, src, dst, comp, rate, is_input, prime, plain, extra, ncomp, init_comp, costs, dist, best_in) -> bool
+ * The cost of each critical transition (plain[2·class + input], plus
+ * extra[class] when an input state's transition outputs insample′) into
+ * costs, and the longest path over them in the DAG of components: components
+ * in decreasing id (topological), each one's transitions in increasing order,
+ * as check.py.  dist (array('q'), -1 unreached) and best_in (-1 none) per
+ * component.  False, with nothing meaningful written, if a sum could leave
+ * 64 bits (the caller then computes in Python integers). */
+static PyObject *weigh(PyObject *self, PyObject *args) {
+    PyObject *ocrit, *osrc, *odst, *ocomp, *orate, *oinput, *oprime, *oplain, *oextra, *ocosts, *odist, *obest;
+    Py_ssize_t ncomp;
+    int init_comp;
+    Buf crit = {0}, src = {0}, dst = {0}, comp = {0}, rate = {0}, input = {0}, prime = {0}, plain = {0},
+        extra = {0}, costs = {0}, dist = {0}, best = {0};
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOniOOO", &ocrit, &osrc, &odst, &ocomp, &orate, &oinput, &oprime,
+                          &oplain, &oextra, &ncomp, &init_comp, &ocosts, &odist, &obest))
+        return NULL;
+    PyObject *result = NULL;
+    int *start = NULL, *seq = NULL;
+    if (take_ints(ocrit, &crit, 0, "crit") < 0 || take_ints(osrc, &src, 0, "src") < 0 ||
+        take_ints(odst, &dst, 0, "dst") < 0 || take_ints(ocomp, &comp, 0, "comp") < 0 ||
+        take_ints(orate, &rate, 0, "rate") < 0 || take_bytes(oinput, &input, "is_input") < 0 ||
+        take_bytes(oprime, &prime, "prime") < 0 || PyObject_GetBuffer(oplain, &plain.view, PyBUF_FORMAT) < 0)
+        goto done;
+    plain.held = 1;
+    if (PyObject_GetBuffer(oextra, &extra.view, PyBUF_FORMAT) < 0)
+        goto done;
+    extra.held = 1;
+    if (PyObject_GetBuffer(ocosts, &costs.view, PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+        goto done;
+    costs.held = 1;
+    if (PyObject_GetBuffer(odist, &dist.view, PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+        goto done;
+    dist.held = 1;
+    if (take_ints(obest, &best, 1, "best_in") < 0)
+        goto done;
+    Buf *q64[] = {&plain, &extra, &costs, &dist};
+    for (int j = 0; j < 4; j++)
+        if (q64[j]->view.itemsize != 8 || !q64[j]->view.format || strcmp(q64[j]->view.format, "q") != 0) {
+            PyErr_SetString(PyExc_ValueError, "weigh: expected array('q')");
+            goto done;
+        }
+    Py_ssize_t nc = LEN(crit), m = LEN(src), n = LEN(comp), nr = extra.view.len / 8;
+    if (LEN(dst) != m || LEN(rate) != n || input.view.len != n || prime.view.len != m ||
+        plain.view.len / 8 != 2 * nr || costs.view.len / 8 != nc || dist.view.len / 8 != ncomp ||
+        LEN(best) != ncomp || init_comp < 0 || init_comp >= ncomp) {
+        PyErr_SetString(PyExc_ValueError, "weigh: arrays of the wrong length");
+        goto done;
+    }
+    const int *cr = INTS(crit), *sr = INTS(src), *ds = INTS(dst), *cp = INTS(comp), *rt = INTS(rate);
+    const unsigned char *inp = input.view.buf, *pr = prime.view.buf;
+    const long long *pl = plain.view.buf, *ex = extra.view.buf;
+    long long *cs = costs.view.buf, *dt = dist.view.buf;
+    int *bi = INTS(best);
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < nc; i++) {
+        int e = cr[i];
+        if (e < 0 || e >= m || (i > 0 && cr[i - 1] >= e)) {
+            PyErr_SetString(PyExc_ValueError, "weigh: crit is not increasing transitions");
+            goto done;
+        }
+        int q = sr[e];
+        int c = cp[q], t = cp[ds[e]];
+        if (q < 0 || q >= n || ds[e] < 0 || ds[e] >= n || c < 0 || c >= ncomp || t < 0 || t >= ncomp ||
+            rt[q] < 0 || rt[q] >= nr) {
+            PyErr_SetString(PyExc_ValueError, "weigh: an index out of range");
+            goto done;
+        }
+        long long cost = pl[2 * rt[q] + (inp[q] ? 1 : 0)];
+        if (inp[q] && pr[e] && __builtin_add_overflow(cost, ex[rt[q]], &cost))
+            goto overflow;
+        if (cost < 0 || __builtin_add_overflow(total, cost, &total))
+            goto overflow;
+        cs[i] = cost;
+    }
+    /* stable counting sort of the critical transitions by decreasing source component */
+    start = calloc((size_t)ncomp + 1, sizeof(int));
+    seq = malloc(sizeof(int) * (size_t)(nc > 0 ? nc : 1));
+    if (!start || !seq) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nc; i++)
+        start[ncomp - 1 - cp[sr[cr[i]]] + 1]++;
+    for (Py_ssize_t k = 0; k < ncomp; k++)
+        start[k + 1] += start[k];
+    for (Py_ssize_t i = 0; i < nc; i++)
+        seq[start[ncomp - 1 - cp[sr[cr[i]]]]++] = (int)i;
+    for (Py_ssize_t k = 0; k < ncomp; k++) {
+        dt[k] = -1;
+        bi[k] = -1;
+    }
+    dt[init_comp] = 0;
+    for (Py_ssize_t j = 0; j < nc; j++) {
+        Py_ssize_t i = seq[j];
+        int e = cr[i];
+        int c = cp[sr[e]], t = cp[ds[e]];
+        long long dc = dt[c];
+        if (dc < 0)
+            continue;
+        long long cand = dc + cs[i];          /* no overflow: every sum is at most total */
+        if (cand > dt[t]) {
+            dt[t] = cand;
+            bi[t] = e;
+        }
+    }
+    Py_INCREF(Py_True);
+    result = Py_True;
+    goto done;
+overflow:
+    Py_INCREF(Py_False);
+    result = Py_False;
+done:
+    free(start);
+    free(seq);
+    release(&crit);
+    release(&src);
+    release(&dst);
+    release(&comp);
+    release(&rate);
+    release(&input);
+    release(&prime);
+    release(&plain);
+    release(&extra);
+    release(&costs);
+    release(&dist);
+    release(&best);
+    return result;
+}
+
+
+/* take(values, index) -> array('i') bytes: values[index[i]] for every i. */
+static PyObject *take(PyObject *self, PyObject *args) {
+    PyObject *ovalues, *oindex;
+    Buf values = {0}, index = {0};
+    if (!PyArg_ParseTuple(args, "OO", &ovalues, &oindex))
+        return NULL;
+    PyObject *result = NULL;
+    if (take_ints(ovalues, &values, 0, "values") < 0 || take_ints(oindex, &index, 0, "index") < 0)
+        goto done;
+    Py_ssize_t nv = LEN(values), ni = LEN(index);
+    const int *v = INTS(values), *ix = INTS(index);
+    for (Py_ssize_t i = 0; i < ni; i++)
+        if (ix[i] < 0 || ix[i] >= nv) {
+            PyErr_SetString(PyExc_ValueError, "take: an index out of range");
+            goto done;
+        }
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int) * ni);
+    if (!result)
+        goto done;
+    int *out = (int *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < ni; i++)
+        out[i] = v[ix[i]];
+done:
+    release(&values);
+    release(&index);
+    return result;
+}
+
+/* firsts(comp, src, edges) -> {component: first edge}
+ * For increasing `edges`, the first one whose source lies in each component
+ * (every edge's source must lie in a component). */
+static PyObject *firsts(PyObject *self, PyObject *args) {
+    PyObject *ocomp, *osrc, *oedges;
+    Buf comp = {0}, src = {0}, edges = {0};
+    Py_ssize_t ncomp;
+    if (!PyArg_ParseTuple(args, "OOOn", &ocomp, &osrc, &oedges, &ncomp))
+        return NULL;
+    PyObject *result = NULL;
+    int *first = NULL;
+    if (take_ints(ocomp, &comp, 0, "comp") < 0 || take_ints(osrc, &src, 0, "src") < 0 ||
+        take_ints(oedges, &edges, 0, "edges") < 0)
+        goto done;
+    Py_ssize_t n = LEN(comp), m = LEN(src), ne = LEN(edges);
+    const int *cp = INTS(comp), *sr = INTS(src), *ed = INTS(edges);
+    first = malloc(sizeof(int) * (size_t)(ncomp > 0 ? ncomp : 1));
+    if (!first) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < ncomp; c++)
+        first[c] = -1;
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        int e = ed[i];
+        if (e < 0 || e >= m || sr[e] < 0 || sr[e] >= n || cp[sr[e]] < 0 || cp[sr[e]] >= ncomp) {
+            PyErr_SetString(PyExc_ValueError, "firsts: an index out of range");
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = ne - 1; i >= 0; i--)   /* the last write is the first edge */
+        first[cp[sr[ed[i]]]] = ed[i];
+    result = PyDict_New();
+    if (!result)
+        goto done;
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        int c = cp[sr[ed[i]]];
+        if (first[c] < 0)
+            continue;
+        PyObject *k = PyLong_FromLong(c), *v = PyLong_FromLong(first[c]);
+        int bad = !k || !v || PyDict_SetItem(result, k, v) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (bad) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        first[c] = -1;
+    }
+done:
+    free(first);
+    release(&comp);
+    release(&src);
+    release(&edges);
+    return result;
+}
+
+
+/* seed(roots, parent, tag, queue) -> qlen
+ * The start of a multi-source search from the states marked in `roots`
+ * (bytes, one per state): parent -1 and tag q at a root, parent -2 and tag -1
+ * elsewhere; the roots in increasing order in queue. */
+static PyObject *seed(PyObject *self, PyObject *args) {
+    PyObject *oroots, *oparent, *otag, *oqueue;
+    Buf roots = {0}, parent = {0}, tag = {0}, queue = {0};
+    if (!PyArg_ParseTuple(args, "OOOO", &oroots, &oparent, &otag, &oqueue))
+        return NULL;
+    PyObject *result = NULL;
+    if (take_bytes(oroots, &roots, "roots") < 0 || take_ints(oparent, &parent, 1, "parent") < 0 ||
+        take_ints(otag, &tag, 1, "tag") < 0 || take_ints(oqueue, &queue, 1, "queue") < 0)
+        goto done;
+    Py_ssize_t n = roots.view.len;
+    if (LEN(parent) != n || LEN(tag) != n || LEN(queue) < n) {
+        PyErr_SetString(PyExc_ValueError, "seed: arrays of the wrong length");
+        goto done;
+    }
+    const unsigned char *r = roots.view.buf;
+    int *par = INTS(parent), *tg = INTS(tag), *q = INTS(queue);
+    Py_ssize_t qlen = 0;
+    for (Py_ssize_t v = 0; v < n; v++) {
+        if (r[v]) {
+            par[v] = -1;
+            tg[v] = (int)v;
+            q[qlen++] = (int)v;
+        } else {
+            par[v] = -2;
+            tg[v] = -1;
+        }
+    }
+    result = PyLong_FromSsize_t(qlen);
+done:
+    release(&roots);
+    release(&parent);
+    release(&tag);
+    release(&queue);
+    return result;
+}
+
+
+static int same_text(PyObject *a, PyObject *b) {
+    if (a == b)
+        return 1;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    if (len != PyUnicode_GET_LENGTH(b) || kind != PyUnicode_KIND(b))
+        return 0;                 /* equal strings share their kind (canonical form) */
+    return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)len * (size_t)kind) == 0;
+}
+
+/* resolve(names, ids, targets) -> (status, bytes)
+ * The index of every transition's target: ids (array('i')) holds the ones
+ * already known and -1 elsewhere; `targets` lists the names of the others,
+ * in order.  status 0: the bytes of the filled array('i'); 1: a name is
+ * declared twice; 2: a target is not declared (bytes empty then). */
+static PyObject *resolve(PyObject *self, PyObject *args) {
+    PyObject *names, *oids, *targets;
+    Buf ids = {0};
+    if (!PyArg_ParseTuple(args, "O!OO!", &PyList_Type, &names, &oids, &PyList_Type, &targets))
+        return NULL;
+    if (take_ints(oids, &ids, 0, "ids") < 0)
+        return NULL;
+    PyObject *result = NULL, *out = NULL;
+    Py_hash_t *hashes = NULL;
+    int *slot = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(names), nt = PyList_GET_SIZE(targets), m = LEN(ids);
+    int status = 0;
+    if (n >= INT_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "resolve: too many names");
+        goto done;
+    }
+    size_t cap = 16;
+    while (cap < (size_t)n * 2)
+        cap <<= 1;
+    size_t mask = cap - 1;
+    slot = malloc(sizeof(int) * cap);
+    hashes = malloc(sizeof(Py_hash_t) * (size_t)(n > nt ? n : (nt > 0 ? nt : 1)));
+    if (!slot || !hashes) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *name = PyList_GET_ITEM(names, i);
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "resolve: names must be str");
+            goto done;
+        }
+        Py_hash_t h = PyObject_Hash(name);
+        if (h == -1)
+            goto done;
+        hashes[i] = h;
+        size_t j = (size_t)h & mask;
+        while (slot[j] >= 0) {
+            if (hashes[slot[j]] == h && same_text(PyList_GET_ITEM(names, slot[j]), name)) {
+                status = 1;
+                goto finish;
+            }
+            j = (j + 1) & mask;
+        }
+        slot[j] = (int)i;
+    }
+    out = PyBytes_FromStringAndSize((const char *)ids.view.buf, ids.view.len);
+    if (!out)
+        goto done;
+    int *dst = (int *)PyBytes_AS_STRING(out);
+    /* the target names' hashes first (a sequential pass), then the probes */
+    Py_hash_t *th = malloc(sizeof(Py_hash_t) * (size_t)(nt > 0 ? nt : 1));
+    if (!th) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        PyObject *t = PyList_GET_ITEM(targets, i);
+        if (!PyUnicode_Check(t)) {
+            free(th);
+            PyErr_SetString(PyExc_TypeError, "resolve: targets must be str");
+            goto done;
+        }
+        th[i] = PyObject_Hash(t);
+        if (th[i] == -1) {
+            free(th);
+            goto done;
+        }
+    }
+    Py_ssize_t e = 0;
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        while (e < m && dst[e] != -1)
+            e++;
+        if (e >= m) {
+            free(th);
+            PyErr_SetString(PyExc_ValueError, "resolve: more targets than unknown ids");
+            goto done;
+        }
+        PyObject *t = PyList_GET_ITEM(targets, i);
+        size_t j = (size_t)th[i] & mask;
+        int found = -1;
+        while (slot[j] >= 0) {
+            int k = slot[j];
+            if (hashes[k] == th[i] && same_text(PyList_GET_ITEM(names, k), t)) {
+                found = k;
+                break;
+            }
+            j = (j + 1) & mask;
+        }
+        if (found < 0) {
+            status = 2;
+            free(th);
+            goto finish;
+        }
+        dst[e++] = found;
+    }
+    free(th);
+finish:
+    if (status != 0) {
+        Py_CLEAR(out);
+        out = PyBytes_FromStringAndSize("", 0);
+        if (!out)
+            goto done;
+    }
+    result = Py_BuildValue("(iO)", status, out);
+done:
+    Py_XDECREF(out);
+    free(slot);
+    free(hashes);
+    release(&ids);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"tarjan", tarjan, METH_VARARGS, "Strongly connected components in Tarjan's completion order."},
+    {"postorder", postorder, METH_VARARGS, "Depth-first postorder numbering of a forward graph."},
+    {"bfs", bfs, METH_VARARGS, "Continue a breadth-first search over CSR arrays."},
+    {"group", group, METH_VARARGS, "Stable counting sort of edges by a key (a CSR index)."},
+    {"critical", critical, METH_VARARGS, "The critical transitions and the rate classes they use."},
+    {"weigh", weigh, METH_VARARGS, "Costs of critical transitions and the longest path over them."},
+    {"take", take, METH_VARARGS, "values[index[i]] for every i, as the bytes of an array('i')."},
+    {"firsts", firsts, METH_VARARGS, "The first of increasing edges in each component."},
+    {"seed", seed, METH_VARARGS, "The start of a multi-source search from a mask of states."},
+    {"resolve", resolve, METH_VARARGS, "The index of every target name among the state names."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "dslc._native", "Native loops of the automaton path.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

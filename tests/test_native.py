@@ -1,0 +1,104 @@
+"""The checker's C loops (dslc/_native.c) give exactly what its Python loops give.
+
+Both are run on the same automata, with the module switched off for the
+second run: every field of the result must be equal, witnesses included
+(same components, same numbering, same search trees).  The hub trees of
+large components are exercised on small automata by lowering the threshold.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import dslc.dipa.check as checker
+from benchmarks.gen_dipa import random_ill_formed, random_well_formed, svt_chain, sorted_chain
+from tests.dipa_strategies import dipas
+
+native = pytest.importorskip("dslc._native", reason="the C part is not built (no compiler at install)")
+
+
+def _both(dipa, monkeypatch, hub: int | None = None):
+    if hub is not None:
+        monkeypatch.setattr(checker, "HUB_THRESHOLD", hub)
+    fast = checker.check(dipa, max_per_kind=10**6)
+    with monkeypatch.context() as m:
+        m.setattr(checker, "_native", None)
+        slow = checker.check(dipa, max_per_kind=10**6)
+    return fast, slow
+
+
+def _same(fast, slow):
+    assert fast.violations == slow.violations
+    assert fast.truncated == slow.truncated
+    assert fast.weight == slow.weight
+    assert list(fast.reachable) == list(slow.reachable)
+    assert list(fast.component) == list(slow.component)
+    assert bytes(fast.on_cycle) == bytes(slow.on_cycle)
+    assert fast.critical_scaled == slow.critical_scaled
+    assert list(fast.heaviest) == list(slow.heaviest)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(dipas(max_states=10), st.sampled_from([None, 0, 2]))
+def test_native_loops_give_the_python_result(monkeypatch, dipa, hub):
+    _same(*_both(dipa, monkeypatch, hub))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(dipas(max_states=6, dense=True), st.sampled_from([None, 0]))
+def test_native_loops_give_the_python_result_dense(monkeypatch, dipa, hub):
+    _same(*_both(dipa, monkeypatch, hub))
+
+
+@pytest.mark.parametrize("make", [random_ill_formed, random_well_formed, svt_chain, sorted_chain])
+@pytest.mark.parametrize("hub", [None, 50])
+def test_native_loops_on_generated_automata(monkeypatch, make, hub):
+    fast, slow = _both(make(3000), monkeypatch, hub)
+    _same(fast, slow)
+
+
+def test_native_loops_refuse_bad_arrays():
+    start, adj, comp = array("i", [0, 1, 2]), array("i", [1, 0]), array("i", [-1, -1])
+    assert native.tarjan(start, adj, 0, comp) == (1, 2)
+    assert list(comp) == [0, 0]
+    with pytest.raises(ValueError):
+        native.tarjan(start, array("i", [1, 5]), 0, comp)          # a target out of range
+    with pytest.raises(ValueError):
+        native.tarjan(array("i", [0, 2, 1]), adj, 0, comp)         # start decreasing
+    with pytest.raises(ValueError):
+        native.tarjan(start, adj, 3, comp)                         # init out of range
+    with pytest.raises(ValueError):
+        native.postorder(start, array("l", [1, 0]), 0, comp)       # not array('i')
+    parent = array("i", [-1, -2])
+    with pytest.raises(ValueError):
+        native.bfs(start, adj, None, b"\x01", None, 0, parent, None, array("i", [0, 0]), 1, 2)  # ok too short
+    with pytest.raises(ValueError):
+        native.bfs(start, adj, array("i", [0, 9]), None, None, 0, parent, None, array("i", [0, 0]), 1, 2)
+    with pytest.raises(ValueError):
+        native.group(2, array("i", [0, 7]), None, array("i", [0, 0, 0]), array("i", [0, 0]))
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["a", "b", "s1", "s10", "é", "名", "q'", "x" * 40]), max_size=12),
+       st.data())
+def test_native_name_resolution_gives_the_python_result(monkeypatch, names, data):
+    """Same index for every target, None for a name declared twice or a target
+    not declared; ids already known are kept."""
+    import dslc.ir.lower_automaton as lowering
+    pool = names + ["zz", "s100"]
+    m = data.draw(st.integers(0, 10))
+    ids = array("i", [data.draw(st.sampled_from([-1] + list(range(len(names))))) if names else -1
+                      for _ in range(m)])
+    targets = [data.draw(st.sampled_from(pool)) for _ in range(ids.count(-1))]
+    # fresh string objects, as the reader makes them (no identity shortcut)
+    targets = ["".join(list(t)) for t in targets]
+    fast = lowering._resolve(list(names), array("i", ids), list(targets))
+    with monkeypatch.context() as mp:
+        mp.setattr(lowering, "_native", None)
+        slow = lowering._resolve(list(names), array("i", ids), list(targets))
+    assert (None if fast is None else list(fast)) == (None if slow is None else list(slow))
