@@ -6,7 +6,14 @@ compiler is found the build goes on without it, and dslc runs the same loops
 in Python (same results, slower on large automata).
 """
 
+import zlib
+from pathlib import Path
+
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("dslc._native", ["dslc/_native.c"], optional=True,
-                             extra_compile_args=["-O2"])])
+SOURCE = "dslc/_native.c"
+# dslc/native.py uses the module only if it was built from the source beside it
+DIGEST = f"{zlib.crc32((Path(__file__).parent / SOURCE).read_bytes()):08x}"
+
+setup(ext_modules=[Extension("dslc._native", [SOURCE], optional=True, extra_compile_args=["-O2"],
+                             define_macros=[("DSLC_SOURCE_CRC32", f'"{DIGEST}"')])])

@@ -1,4 +1,4 @@
-/* Native loops of the automaton path (dslc.ir.lower_automaton, dslc.dipa.check).
+/* Native loops of the automaton path (dslc.source, dslc.ir.lower_automaton, dslc.dipa.check).
  *
  * Each function is a line-for-line port of a pure-Python loop in
  * dslc/dipa/check.py and fills the same arrays in the same order, so the
@@ -854,6 +854,48 @@ done:
     return result;
 }
 
+
+/* line_starts(text) -> bytes of an array('q'): 0 and the offset after every
+ * '\n' of the str, in order (the line table of dslc.source.SourceFile). */
+static PyObject *line_starts(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "line_starts: expected str");
+        return NULL;
+    }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(arg);
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    Py_ssize_t count = 1;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const char *p = data, *end = (const char *)data + len;
+        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+            count++;
+            p++;
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < len; i++)
+            count += PyUnicode_READ(kind, data, i) == '\n';
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(long long) * count);
+    if (!out)
+        return NULL;
+    long long *starts = (long long *)PyBytes_AS_STRING(out);
+    Py_ssize_t k = 0;
+    starts[k++] = 0;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const char *base = data, *p = data, *end = (const char *)data + len;
+        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+            p++;
+            starts[k++] = (long long)(p - base);
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < len; i++)
+            if (PyUnicode_READ(kind, data, i) == '\n')
+                starts[k++] = (long long)(i + 1);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"tarjan", tarjan, METH_VARARGS, "Strongly connected components in Tarjan's completion order."},
     {"postorder", postorder, METH_VARARGS, "Depth-first postorder numbering of a forward graph."},
@@ -865,6 +907,7 @@ static PyMethodDef methods[] = {
     {"firsts", firsts, METH_VARARGS, "The first of increasing edges in each component."},
     {"seed", seed, METH_VARARGS, "The start of a multi-source search from a mask of states."},
     {"resolve", resolve, METH_VARARGS, "The index of every target name among the state names."},
+    {"line_starts", line_starts, METH_O, "0 and the offset after every newline of a str."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -872,4 +915,15 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "dslc._native", "Native loops of the automaton path.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
+#ifndef DSLC_SOURCE_CRC32
+#define DSLC_SOURCE_CRC32 ""
+#endif
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddStringConstant(m, "SOURCE_CRC32", DSLC_SOURCE_CRC32) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -40,16 +40,15 @@ dslc checks differential-privacy mechanisms written in `.dp` files.
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; with ``only``, the full parser of that command
-    alone and a one-line stub for every other (so their modules are not
-    imported)."""
+    """The argument parser; with ``only``, the parser of that command alone
+    (the other modules are not imported, and their parsers not built: the
+    command is already known, so `dslc --help` is the only place they show)."""
     parser = argparse.ArgumentParser(
         prog="dslc", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dslc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, name, help_line in COMMANDS:
         if only is not None and name != only:
-            sub.add_parser(name, help=help_line)
             continue
         try:
             module = importlib.import_module(module_name)

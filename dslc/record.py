@@ -115,7 +115,7 @@ def _process(cls, frozen: bool, slots: bool, eq: bool):
             seen_default = True
 
     text = _source(all_fields, frozen, eq)
-    made = _make(text)(MISSING, [f.default for f in all_fields.values()],
+    made = _make(text, cls.__module__.partition(".")[0] == "dslc")(MISSING, [f.default for f in all_fields.values()],
                        [f.default_factory for f in all_fields.values()],
                        cls, FrozenInstanceError, object.__setattr__, names)
     qualname = cls.__qualname__
@@ -208,22 +208,31 @@ def _source(all_fields: dict[str, Field], frozen: bool, eq: bool) -> str:
 _CODE: dict[str, object] | None = None
 _DIRTY = False
 _USED: set[str] = set()
-MAX_CACHED = 512            # texts kept in the cache file; past that, only this run's
+_LOCAL: dict[str, object] = {}        # texts of classes outside dslc: never written
+MAX_CACHED = 256            # texts kept in the cache file (dslc has about 150 records); past that, only this run's
 
 
-def _make(text: str):
+def _make(text: str, keep: bool = True):
+    """The compiled methods of ``text``; with ``keep`` (dslc's own classes) the
+    code object goes to the cache file, else it lives in this run only (tests
+    and other users of records must not fill the cache that every start
+    reads)."""
     global _CODE, _DIRTY
     if _CODE is None:
         _CODE = _load()
-    _USED.add(text)
-    code = _CODE.get(text)
+    code = _CODE.get(text) if keep else _LOCAL.get(text)
+    if keep:
+        _USED.add(text)
     if code is None:
         code = compile(text, "<dslc.record>", "exec")
-        _CODE[text] = code
-        if not _DIRTY:
-            _DIRTY = True
-            import atexit
-            atexit.register(_save)
+        if not keep:
+            _LOCAL[text] = code
+        else:
+            _CODE[text] = code
+            if not _DIRTY:
+                _DIRTY = True
+                import atexit
+                atexit.register(_save)
     scope: dict = {}
     exec(code, {"__builtins__": __builtins__}, scope)  # noqa: S102 - our own generated text
     return scope["_methods"]

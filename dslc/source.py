@@ -8,6 +8,7 @@ Unicode code points); the language server converts to UTF-16 itself.
 from __future__ import annotations
 
 import bisect
+from array import array
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -45,7 +46,14 @@ class SourceFile:
         return cls(path, text)
 
     @cached_property
-    def line_starts(self) -> list[int]:
+    def line_starts(self) -> list[int] | array:
+        """0 and the offset after every line end (an array in C when dslc._native is built)."""
+        if len(self.text) > self._LAZY_LINES:
+            from dslc.native import module as _native
+            if _native is not None:
+                starts = array("q")
+                starts.frombytes(_native.line_starts(self.text))
+                return starts
         starts = [0]
         find = self.text.find
         i = find("\n")

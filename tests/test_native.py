@@ -17,7 +17,11 @@ import dslc.dipa.check as checker
 from benchmarks.gen_dipa import random_ill_formed, random_well_formed, svt_chain, sorted_chain
 from tests.dipa_strategies import dipas
 
-native = pytest.importorskip("dslc._native", reason="the C part is not built (no compiler at install)")
+from dslc.native import module as native
+
+if native is None:
+    pytest.skip("the C part is not built (no compiler at install), or built from another _native.c",
+                allow_module_level=True)
 
 
 def _both(dipa, monkeypatch, hub: int | None = None):
@@ -102,3 +106,30 @@ def test_native_name_resolution_gives_the_python_result(monkeypatch, names, data
         mp.setattr(lowering, "_native", None)
         slow = lowering._resolve(list(names), array("i", ids), list(targets))
     assert (None if fast is None else list(fast)) == (None if slow is None else list(slow))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "\n", "é", "名", "😀", " ", "\r"]), max_size=60))
+def test_native_line_table_gives_the_python_one(text):
+    from dslc.source import SourceFile
+    src = SourceFile("t.dp", text)
+    python_table = [0] + [i + 1 for i, c in enumerate(src.text) if c == "\n"]
+    assert list(array("q", native.line_starts(src.text))) == python_table
+    big = SourceFile("big.dp", src.text * 3 + "x" * (SourceFile._LAZY_LINES + 1) + src.text)
+    expected = [0] + [i + 1 for i, c in enumerate(big.text) if c == "\n"]
+    assert list(big.line_starts) == expected
+
+
+def test_a_build_from_another_source_is_not_used(monkeypatch, tmp_path):
+    """An editable install keeps its old build after a pull: dslc must not call it."""
+    import importlib
+
+    import dslc.native
+    assert dslc.native.module is native and native.SOURCE_CRC32
+    fake = tmp_path / "dslc"
+    fake.mkdir()
+    (fake / "_native.c").write_text("/* changed */\n")
+    monkeypatch.setattr(dslc.native, "__file__", str(fake / "native.py"))
+    assert dslc.native._load() is None
+    importlib.reload(dslc.native)
+    assert dslc.native.module is native

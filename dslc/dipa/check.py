@@ -27,10 +27,7 @@ from typing import Sequence
 from dslc.ir.dipa import DiPA, Guard, OutKind
 from dslc.ir.flat_dipa import columns, table
 
-try:            # the same loops in C (setup.py builds it when a compiler is found)
-    from dslc import _native
-except ImportError:                                   # pragma: no cover - depends on the build
-    _native = None
+from dslc.native import module as _native      # the same loops in C, or None
 
 TRUE, GE, LT = 0, 1, 2
 _GUARD_CODE = {Guard.TRUE: TRUE, Guard.GE: GE, Guard.LT: LT}

@@ -58,6 +58,7 @@ SEARCH_SECONDS = 0.12          # default time for the search, per block (verific
 BUDGET_SEARCH_SECONDS = 3.0    # when a budget is declared and the upper bound exceeds it
 MAX_STATES = 50_000            # larger automata are not searched (said in the summary)
 MAX_STEPS = 40                 # longest candidate path
+VERIFIED_PROBE_STEPS = 12      # a first candidate this short is scored by its full verification
 MAX_ROUTES = 6
 TURNS = (0, 1, 3, 8, 16)
 EPSILONS = (Fraction(1), Fraction(4))
@@ -333,6 +334,26 @@ class _Scorer:
         self.evaluations = 0
         self.best: tuple[float, Candidate] | None = None
         self.goal = lambda: float("inf")
+        self.verified: dict[tuple, Witness] = {}
+
+    def score_verified(self, cand: Candidate) -> float | None:
+        """The score of a candidate that is likely the answer: its verified
+        bound (:func:`verify`, as the final witness is computed) instead of the
+        fast estimate, so that when it is the answer it is computed once."""
+        key = cand.key()
+        if key in self.cache:
+            return self.cache[key]
+        limits.checkpoint()
+        self.evaluations += 1
+        try:
+            witness = verify(self.dipa, cand, self.delta)
+        except (PathError, TooExpensive, ArithmeticError, decimal.DecimalException):
+            witness = None
+        value = None if witness is None else float(witness.bound)
+        if witness is not None:
+            self.verified[key] = witness
+        self.cache[key] = value
+        return value
 
     def score(self, cand: Candidate) -> float | None:
         key = cand.key()
@@ -437,7 +458,7 @@ def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEA
     if best is None or best[0] <= 0:
         return result
     try:
-        witness = verify(dipa, best[1], delta)
+        witness = scorer.verified.get(best[1].key()) or verify(dipa, best[1], delta)
     except limits.Cancelled as exc:
         if exc.reason != "timeout":
             raise
@@ -481,8 +502,8 @@ def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
     """Fills in ``scorer.best``; returns early at ``scorer.goal()`` (or when the time is up)."""
     graph = _Graph(dipa, found)
 
-    def consider(cand: Candidate) -> bool:
-        v = scorer.score(cand)
+    def consider(cand: Candidate, verified: bool = False) -> bool:
+        v = scorer.score_verified(cand) if verified else scorer.score(cand)
         if v is not None and (scorer.best is None or v > scorer.best[0]):
             scorer.best = (v, cand)
         return scorer.best is not None and scorer.best[0] >= scorer.goal()
@@ -493,7 +514,8 @@ def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
         # cached and met again below
         probe = graph.realise(route, TURNS[-1])
         if probe is not None and consider(Candidate(probe, default_signs(dipa, probe, True),
-                                                    [Fraction(0)] * len(probe), EPSILONS[0])):
+                                                    [Fraction(0)] * len(probe), EPSILONS[0]),
+                                          verified=len(probe) <= VERIFIED_PROBE_STEPS):
             return
         for turns in TURNS:
             path = graph.realise(route, turns)

@@ -15,10 +15,7 @@ from dslc.ir.flat_dipa import FlatDiPA, lookup
 from dslc.ir.linear import NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
 from dslc.syntax import ast
 
-try:            # name resolution in C (setup.py builds it when a compiler is found)
-    from dslc import _native
-except ImportError:                                   # pragma: no cover - depends on the build
-    _native = None
+from dslc.native import module as _native      # name resolution in C, or None
 
 
 def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagnostic]]:

@@ -404,6 +404,11 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
         block = parse_automaton_fast(source, start, end)
         if block is not None:
             return _with_warnings(block, source, start, end)
+    if keyword == "mechanism" and fast:
+        from dslc.syntax.fast_mechanism import parse_mechanism_fast
+        block = parse_mechanism_fast(source, start, end)
+        if block is not None:
+            return _with_warnings(block, source, start, end)
     from lark.exceptions import VisitError
 
     from dslc.syntax import recover

@@ -1,0 +1,33 @@
+"""The optional C module (``dslc/_native.c``), or None.
+
+None when it was not built (no C compiler at install) and when the built
+module does not come from the ``_native.c`` beside it: an editable install
+keeps its old build after a `git pull`, and an old build may lack a
+function or fill an array differently.  setup.py compiles the source's
+CRC-32 into the module (``SOURCE_CRC32``; zlib is loaded at start-up anyway,
+hashlib is not); it is compared here with the
+source file when that file is present.  Every user of the module has a
+Python loop that gives the same result (tests/test_native.py).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+
+def _load():
+    try:
+        from dslc import _native
+    except ImportError:
+        return None
+    source = os.path.join(os.path.dirname(__file__), "_native.c")
+    try:
+        with open(source, "rb") as fh:
+            digest = f"{zlib.crc32(fh.read()):08x}"
+    except OSError:
+        return _native                       # an installed wheel: built from its own source
+    return _native if getattr(_native, "SOURCE_CRC32", None) == digest else None
+
+
+module = _load()
