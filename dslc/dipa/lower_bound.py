@@ -58,7 +58,7 @@ SEARCH_SECONDS = 0.12          # default time for the search, per block (verific
 BUDGET_SEARCH_SECONDS = 3.0    # when a budget is declared and the upper bound exceeds it
 MAX_STATES = 50_000            # larger automata are not searched (said in the summary)
 MAX_STEPS = 40                 # longest candidate path
-VERIFIED_PROBE_STEPS = 12      # a first candidate this short is scored by its full verification
+VERIFIED_PROBE_STATES = 50     # in blocks this small the first candidate is scored by its full verification
 MAX_ROUTES = 6
 TURNS = (0, 1, 3, 8, 16)
 EPSILONS = (Fraction(1), Fraction(4))
@@ -515,7 +515,7 @@ def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
         probe = graph.realise(route, TURNS[-1])
         if probe is not None and consider(Candidate(probe, default_signs(dipa, probe, True),
                                                     [Fraction(0)] * len(probe), EPSILONS[0]),
-                                          verified=len(probe) <= VERIFIED_PROBE_STEPS):
+                                          verified=len(dipa.states) <= VERIFIED_PROBE_STATES):
             return
         for turns in TURNS:
             path = graph.realise(route, turns)

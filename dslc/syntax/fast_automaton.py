@@ -336,6 +336,7 @@ def _unary(r: _Reader) -> ast.Expr:
 # ------------------------------------------------------------------ the flat reader
 FLAT_MIN_CHARS = 50_000        # blocks at least this long are read flat
 WINDOW_CHARS = 1 << 14         # the text is read in windows of about this many characters
+LOCAL_TRIAL = 4096             # targets looked up near their state before judging whether that pays
 
 _WS_CHARS = " \t\f\r\n\u00a0"
 _SEP = r"[ \t\f\r\n\u00a0;]*+"          # ';' and spaces between items (the `skip` of plain blocks)
@@ -547,14 +548,25 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
     findall = _flat_state().findall
     pending: tuple[int, list[str]] | None = None      # first state and targets of the previous window
 
+    misses = [0, 0]                  # targets looked up locally, and not found there
+
     def resolve(first: int, wanted: list[str]) -> None:
         """Targets of the window from ``first``, looked up among the states of
-        that window and the next (a chain's targets are there)."""
+        that window and the next (a chain's targets are there).  Once most
+        lookups miss (targets spread over the whole block), every target is
+        left to the lowering's lookup among all names."""
+        if misses[0] >= LOCAL_TRIAL and misses[1] * 2 > misses[0]:
+            target_ids.extend(repeat(-1, len(wanted)))
+            targets.extend(wanted)
+            return
         local = dict(zip(names[first:], range(first, len(names))))
         got = array("i", map(local.get, wanted, repeat(-1)))
         target_ids.extend(got)
+        misses[0] += len(got)
         if -1 in got:
-            targets.extend(compress(wanted, map(eq, got, repeat(-1))))
+            missed = list(compress(wanted, map(eq, got, repeat(-1))))
+            misses[1] += len(missed)
+            targets.extend(missed)
 
     pos = body_start
     while pos < close:
@@ -573,13 +585,16 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
                 resolve(*pending)
             pending = (first, list(filter(None, chain.from_iterable(map(_TARGETS_OF, rows)))))
             keys = list(map(_SHAPE_OF, rows))
-            for key in set(keys).difference(shape_map):
-                shape = _shape(key)
-                if shape is None:
-                    return None
-                shape_map[key] = len(shapes)
-                shapes.append(shape)
-            shape_id.extend(map(shape_map.__getitem__, keys))
+            ids = array("i", map(shape_map.get, keys, repeat(-1)))
+            if -1 in ids:                        # shapes not seen before
+                for key in set(compress(keys, map(eq, ids, repeat(-1)))):
+                    shape = _shape(key)
+                    if shape is None:
+                        return None
+                    shape_map[key] = len(shapes)
+                    shapes.append(shape)
+                ids = array("i", map(shape_map.__getitem__, keys))
+            shape_id.extend(ids)
         pos = stop
     if pending is not None:
         resolve(*pending)
