@@ -625,29 +625,37 @@ done:
     return result;
 }
 
-/* firsts(comp, src, edges) -> {component: first edge}
- * For increasing `edges`, the first one whose source lies in each component
- * (every edge's source must lie in a component). */
+/* firsts(comp, src, edges, ncomp, nth=1, keep=None) -> {component: edge}
+ * For increasing `edges` (each one's source in a component), the nth one
+ * (1 or 2) whose source lies in each component; with `keep` (bytes, one per
+ * component) only the components marked there. */
 static PyObject *firsts(PyObject *self, PyObject *args) {
-    PyObject *ocomp, *osrc, *oedges;
-    Buf comp = {0}, src = {0}, edges = {0};
+    PyObject *ocomp, *osrc, *oedges, *okeep = Py_None;
+    Buf comp = {0}, src = {0}, edges = {0}, keep = {0};
     Py_ssize_t ncomp;
-    if (!PyArg_ParseTuple(args, "OOOn", &ocomp, &osrc, &oedges, &ncomp))
+    int nth = 1;
+    if (!PyArg_ParseTuple(args, "OOOn|iO", &ocomp, &osrc, &oedges, &ncomp, &nth, &okeep))
         return NULL;
     PyObject *result = NULL;
-    int *first = NULL;
+    int *pick = NULL, *count = NULL;
     if (take_ints(ocomp, &comp, 0, "comp") < 0 || take_ints(osrc, &src, 0, "src") < 0 ||
-        take_ints(oedges, &edges, 0, "edges") < 0)
+        take_ints(oedges, &edges, 0, "edges") < 0 || (okeep != Py_None && take_bytes(okeep, &keep, "keep") < 0))
         goto done;
     Py_ssize_t n = LEN(comp), m = LEN(src), ne = LEN(edges);
     const int *cp = INTS(comp), *sr = INTS(src), *ed = INTS(edges);
-    first = malloc(sizeof(int) * (size_t)(ncomp > 0 ? ncomp : 1));
-    if (!first) {
+    const unsigned char *kp = keep.held ? keep.view.buf : NULL;
+    if (nth < 1 || ncomp < 0 || (kp && keep.view.len != ncomp)) {
+        PyErr_SetString(PyExc_ValueError, "firsts: bad nth or keep");
+        goto done;
+    }
+    pick = malloc(sizeof(int) * (size_t)(ncomp > 0 ? ncomp : 1));
+    count = calloc((size_t)(ncomp > 0 ? ncomp : 1), sizeof(int));
+    if (!pick || !count) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t c = 0; c < ncomp; c++)
-        first[c] = -1;
+        pick[c] = -1;
     for (Py_ssize_t i = 0; i < ne; i++) {
         int e = ed[i];
         if (e < 0 || e >= m || sr[e] < 0 || sr[e] >= n || cp[sr[e]] < 0 || cp[sr[e]] >= ncomp) {
@@ -655,16 +663,21 @@ static PyObject *firsts(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    for (Py_ssize_t i = ne - 1; i >= 0; i--)   /* the last write is the first edge */
-        first[cp[sr[ed[i]]]] = ed[i];
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        int c = cp[sr[ed[i]]];
+        if (kp && !kp[c])
+            continue;
+        if (++count[c] == nth)
+            pick[c] = ed[i];
+    }
     result = PyDict_New();
     if (!result)
         goto done;
     for (Py_ssize_t i = 0; i < ne; i++) {
         int c = cp[sr[ed[i]]];
-        if (first[c] < 0)
+        if (pick[c] < 0)
             continue;
-        PyObject *k = PyLong_FromLong(c), *v = PyLong_FromLong(first[c]);
+        PyObject *k = PyLong_FromLong(c), *v = PyLong_FromLong(pick[c]);
         int bad = !k || !v || PyDict_SetItem(result, k, v) < 0;
         Py_XDECREF(k);
         Py_XDECREF(v);
@@ -672,16 +685,127 @@ static PyObject *firsts(PyObject *self, PyObject *args) {
             Py_CLEAR(result);
             goto done;
         }
-        first[c] = -1;
+        pick[c] = -1;
     }
 done:
-    free(first);
+    free(pick);
+    free(count);
     release(&comp);
     release(&src);
     release(&edges);
+    release(&keep);
     return result;
 }
 
+/* where(mask) -> bytes of an array('i'): the indices of the nonzero bytes, increasing. */
+static PyObject *where(PyObject *self, PyObject *arg) {
+    Buf mask = {0};
+    if (take_bytes(arg, &mask, "mask") < 0)
+        return NULL;
+    const unsigned char *mk = mask.view.buf;
+    Py_ssize_t len = mask.view.len, count = 0;
+    PyObject *out = NULL;
+    if (len > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "where: mask too long");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < len; i++)
+        count += mk[i] != 0;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int) * count);
+    if (!out)
+        goto done;
+    int *ix = (int *)PyBytes_AS_STRING(out);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < len; i++)
+        if (mk[i])
+            ix[k++] = (int)i;
+done:
+    release(&mask);
+    return out;
+}
+
+/* same_component(cs, cd) -> bytes: 1 where cs[e] >= 0 and cs[e] == cd[e]. */
+static PyObject *same_component(PyObject *self, PyObject *args) {
+    PyObject *ocs, *ocd;
+    Buf cs = {0}, cd = {0};
+    if (!PyArg_ParseTuple(args, "OO", &ocs, &ocd))
+        return NULL;
+    PyObject *out = NULL;
+    if (take_ints(ocs, &cs, 0, "cs") < 0 || take_ints(ocd, &cd, 0, "cd") < 0)
+        goto done;
+    Py_ssize_t m = LEN(cs);
+    if (LEN(cd) != m) {
+        PyErr_SetString(PyExc_ValueError, "same_component: arrays of different lengths");
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, m);
+    if (!out)
+        goto done;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    const int *a = INTS(cs), *b = INTS(cd);
+    for (Py_ssize_t e = 0; e < m; e++)
+        o[e] = a[e] >= 0 && a[e] == b[e];
+done:
+    release(&cs);
+    release(&cd);
+    return out;
+}
+
+/* first_reached(parent, among, comp) -> [state]: the states q marked in
+ * `among` with parent[q] != -2, the first (smallest) of each component,
+ * in increasing order. */
+static PyObject *first_reached(PyObject *self, PyObject *args) {
+    PyObject *oparent, *oamong, *ocomp;
+    Buf parent = {0}, among = {0}, comp = {0};
+    if (!PyArg_ParseTuple(args, "OOO", &oparent, &oamong, &ocomp))
+        return NULL;
+    PyObject *out = NULL;
+    unsigned char *seen = NULL;
+    if (take_ints(oparent, &parent, 0, "parent") < 0 || take_bytes(oamong, &among, "among") < 0 ||
+        take_ints(ocomp, &comp, 0, "comp") < 0)
+        goto done;
+    Py_ssize_t n = LEN(parent);
+    if (among.view.len != n || LEN(comp) != n) {
+        PyErr_SetString(PyExc_ValueError, "first_reached: arrays of the wrong length");
+        goto done;
+    }
+    const int *par = INTS(parent), *cp = INTS(comp);
+    const unsigned char *am = among.view.buf;
+    seen = calloc((size_t)(n > 0 ? n : 1), 1);      /* components are numbered below n */
+    if (!seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = PyList_New(0);
+    if (!out)
+        goto done;
+    for (Py_ssize_t q = 0; q < n; q++) {
+        if (!am[q] || par[q] == -2)
+            continue;
+        int c = cp[q];
+        if (c < 0 || c >= n) {
+            Py_CLEAR(out);
+            PyErr_SetString(PyExc_ValueError, "first_reached: a reached state outside every component");
+            goto done;
+        }
+        if (seen[c])
+            continue;
+        seen[c] = 1;
+        PyObject *v = PyLong_FromSsize_t(q);
+        if (!v || PyList_Append(out, v) < 0) {
+            Py_XDECREF(v);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(v);
+    }
+done:
+    free(seen);
+    release(&parent);
+    release(&among);
+    release(&comp);
+    return out;
+}
 
 /* seed(roots, parent, tag, queue) -> qlen
  * The start of a multi-source search from the states marked in `roots`
@@ -724,21 +848,29 @@ done:
 }
 
 
-static int same_text(PyObject *a, PyObject *b) {
-    if (a == b)
-        return 1;
-    Py_ssize_t len = PyUnicode_GET_LENGTH(a);
-    int kind = PyUnicode_KIND(a);
-    if (len != PyUnicode_GET_LENGTH(b) || kind != PyUnicode_KIND(b))
-        return 0;                 /* equal strings share their kind (canonical form) */
-    return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)len * (size_t)kind) == 0;
+typedef struct {
+    Py_hash_t hash;
+    const void *data;         /* the name's characters (PyUnicode_DATA) */
+    Py_ssize_t len;           /* in characters */
+    int kind;                 /* PyUnicode_KIND */
+    int index;                /* the state, -1 for an empty slot */
+} Slot;
+
+/* Whether str `t` (hash h) is the name in `slot`: equal strings share their
+ * kind (CPython keeps strings in canonical form), so bytes compare. */
+static int slot_is(const Slot *slot, Py_hash_t h, PyObject *t) {
+    if (slot->hash != h || slot->len != PyUnicode_GET_LENGTH(t) || slot->kind != (int)PyUnicode_KIND(t))
+        return 0;
+    return memcmp(slot->data, PyUnicode_DATA(t), (size_t)slot->len * (size_t)slot->kind) == 0;
 }
 
 /* resolve(names, ids, targets) -> (status, bytes)
  * The index of every transition's target: ids (array('i')) holds the ones
  * already known and -1 elsewhere; `targets` lists the names of the others,
  * in order.  status 0: the bytes of the filled array('i'); 1: a name is
- * declared twice; 2: a target is not declared (bytes empty then). */
+ * declared twice; 2: a target is not declared (bytes empty then).  The
+ * table keeps each name's hash and characters in its slot, so a lookup
+ * touches the slot and the two texts only (a million random targets). */
 static PyObject *resolve(PyObject *self, PyObject *args) {
     PyObject *names, *oids, *targets;
     Buf ids = {0};
@@ -747,8 +879,8 @@ static PyObject *resolve(PyObject *self, PyObject *args) {
     if (take_ints(oids, &ids, 0, "ids") < 0)
         return NULL;
     PyObject *result = NULL, *out = NULL;
-    Py_hash_t *hashes = NULL;
-    int *slot = NULL;
+    Slot *slot = NULL;
+    Py_hash_t *th = NULL;
     Py_ssize_t n = PyList_GET_SIZE(names), nt = PyList_GET_SIZE(targets), m = LEN(ids);
     int status = 0;
     if (n >= INT_MAX / 4) {
@@ -759,14 +891,14 @@ static PyObject *resolve(PyObject *self, PyObject *args) {
     while (cap < (size_t)n * 2)
         cap <<= 1;
     size_t mask = cap - 1;
-    slot = malloc(sizeof(int) * cap);
-    hashes = malloc(sizeof(Py_hash_t) * (size_t)(n > nt ? n : (nt > 0 ? nt : 1)));
-    if (!slot || !hashes) {
+    slot = malloc(sizeof(Slot) * cap);
+    th = malloc(sizeof(Py_hash_t) * (size_t)(nt > 0 ? nt : 1));
+    if (!slot || !th) {
         PyErr_NoMemory();
         goto done;
     }
     for (size_t i = 0; i < cap; i++)
-        slot[i] = -1;
+        slot[i].index = -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *name = PyList_GET_ITEM(names, i);
         if (!PyUnicode_Check(name)) {
@@ -776,68 +908,59 @@ static PyObject *resolve(PyObject *self, PyObject *args) {
         Py_hash_t h = PyObject_Hash(name);
         if (h == -1)
             goto done;
-        hashes[i] = h;
         size_t j = (size_t)h & mask;
-        while (slot[j] >= 0) {
-            if (hashes[slot[j]] == h && same_text(PyList_GET_ITEM(names, slot[j]), name)) {
+        while (slot[j].index >= 0) {
+            if (slot_is(&slot[j], h, name)) {
                 status = 1;
                 goto finish;
             }
             j = (j + 1) & mask;
         }
-        slot[j] = (int)i;
+        slot[j].hash = h;
+        slot[j].data = PyUnicode_DATA(name);
+        slot[j].len = PyUnicode_GET_LENGTH(name);
+        slot[j].kind = (int)PyUnicode_KIND(name);
+        slot[j].index = (int)i;
     }
     out = PyBytes_FromStringAndSize((const char *)ids.view.buf, ids.view.len);
     if (!out)
         goto done;
     int *dst = (int *)PyBytes_AS_STRING(out);
     /* the target names' hashes first (a sequential pass), then the probes */
-    Py_hash_t *th = malloc(sizeof(Py_hash_t) * (size_t)(nt > 0 ? nt : 1));
-    if (!th) {
-        PyErr_NoMemory();
-        goto done;
-    }
     for (Py_ssize_t i = 0; i < nt; i++) {
         PyObject *t = PyList_GET_ITEM(targets, i);
         if (!PyUnicode_Check(t)) {
-            free(th);
             PyErr_SetString(PyExc_TypeError, "resolve: targets must be str");
             goto done;
         }
         th[i] = PyObject_Hash(t);
-        if (th[i] == -1) {
-            free(th);
+        if (th[i] == -1)
             goto done;
-        }
     }
     Py_ssize_t e = 0;
     for (Py_ssize_t i = 0; i < nt; i++) {
         while (e < m && dst[e] != -1)
             e++;
         if (e >= m) {
-            free(th);
             PyErr_SetString(PyExc_ValueError, "resolve: more targets than unknown ids");
             goto done;
         }
         PyObject *t = PyList_GET_ITEM(targets, i);
         size_t j = (size_t)th[i] & mask;
         int found = -1;
-        while (slot[j] >= 0) {
-            int k = slot[j];
-            if (hashes[k] == th[i] && same_text(PyList_GET_ITEM(names, k), t)) {
-                found = k;
+        while (slot[j].index >= 0) {
+            if (slot_is(&slot[j], th[i], t)) {
+                found = slot[j].index;
                 break;
             }
             j = (j + 1) & mask;
         }
         if (found < 0) {
             status = 2;
-            free(th);
             goto finish;
         }
         dst[e++] = found;
     }
-    free(th);
 finish:
     if (status != 0) {
         Py_CLEAR(out);
@@ -849,14 +972,27 @@ finish:
 done:
     Py_XDECREF(out);
     free(slot);
-    free(hashes);
+    free(th);
     release(&ids);
     return result;
 }
 
-
 /* line_starts(text) -> bytes of an array('q'): 0 and the offset after every
  * '\n' of the str, in order (the line table of dslc.source.SourceFile). */
+#define COUNT_NEWLINES(T)                                   \
+    do {                                                    \
+        const T *p = (const T *)data;                       \
+        for (Py_ssize_t i = 0; i < len; i++)                \
+            count += p[i] == '\n';                          \
+    } while (0)
+#define LIST_NEWLINES(T)                                    \
+    do {                                                    \
+        const T *p = (const T *)data;                       \
+        for (Py_ssize_t i = 0; i < len; i++)                \
+            if (p[i] == '\n')                               \
+                starts[k++] = (long long)(i + 1);           \
+    } while (0)
+
 static PyObject *line_starts(PyObject *self, PyObject *arg) {
     if (!PyUnicode_Check(arg)) {
         PyErr_SetString(PyExc_TypeError, "line_starts: expected str");
@@ -866,33 +1002,24 @@ static PyObject *line_starts(PyObject *self, PyObject *arg) {
     int kind = PyUnicode_KIND(arg);
     const void *data = PyUnicode_DATA(arg);
     Py_ssize_t count = 1;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const char *p = data, *end = (const char *)data + len;
-        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-            count++;
-            p++;
-        }
-    } else {
-        for (Py_ssize_t i = 0; i < len; i++)
-            count += PyUnicode_READ(kind, data, i) == '\n';
-    }
+    if (kind == PyUnicode_1BYTE_KIND)
+        COUNT_NEWLINES(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        COUNT_NEWLINES(Py_UCS2);
+    else
+        COUNT_NEWLINES(Py_UCS4);
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(long long) * count);
     if (!out)
         return NULL;
     long long *starts = (long long *)PyBytes_AS_STRING(out);
     Py_ssize_t k = 0;
     starts[k++] = 0;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const char *base = data, *p = data, *end = (const char *)data + len;
-        while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-            p++;
-            starts[k++] = (long long)(p - base);
-        }
-    } else {
-        for (Py_ssize_t i = 0; i < len; i++)
-            if (PyUnicode_READ(kind, data, i) == '\n')
-                starts[k++] = (long long)(i + 1);
-    }
+    if (kind == PyUnicode_1BYTE_KIND)
+        LIST_NEWLINES(Py_UCS1);
+    else if (kind == PyUnicode_2BYTE_KIND)
+        LIST_NEWLINES(Py_UCS2);
+    else
+        LIST_NEWLINES(Py_UCS4);
     return out;
 }
 
@@ -904,10 +1031,13 @@ static PyMethodDef methods[] = {
     {"critical", critical, METH_VARARGS, "The critical transitions and the rate classes they use."},
     {"weigh", weigh, METH_VARARGS, "Costs of critical transitions and the longest path over them."},
     {"take", take, METH_VARARGS, "values[index[i]] for every i, as the bytes of an array('i')."},
-    {"firsts", firsts, METH_VARARGS, "The first of increasing edges in each component."},
+    {"firsts", firsts, METH_VARARGS, "The first (or second) of increasing edges in each component."},
     {"seed", seed, METH_VARARGS, "The start of a multi-source search from a mask of states."},
     {"resolve", resolve, METH_VARARGS, "The index of every target name among the state names."},
     {"line_starts", line_starts, METH_O, "0 and the offset after every newline of a str."},
+    {"where", where, METH_O, "The indices of the nonzero bytes of a mask."},
+    {"same_component", same_component, METH_VARARGS, "1 where both ends of a transition share a component."},
+    {"first_reached", first_reached, METH_VARARGS, "The first reached marked state of each component."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -258,6 +258,16 @@ def _group(n: int, key: array, edges: array | None, m: int) -> tuple[array, arra
 _INT64 = 1 << 63
 
 
+def _where(mask: bytes) -> array:
+    """The indices of the nonzero bytes of ``mask``, increasing, as an array('i')."""
+    out = array("i")
+    if _native is not None:
+        out.frombytes(_native.where(mask))
+    else:
+        out.extend(compress(range(len(mask)), mask))
+    return out
+
+
 def _take(values: array, index: array) -> array:
     """values[i] for every i in index, as an array('i')."""
     out = array("i")
@@ -469,17 +479,20 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     else:
         cs = _take(comp, src)                # component of each transition's source (-1 unreachable)
         cd = _take(comp, dst)
-        on_cycle_mask = bytes(map(and_, map(eq, cs, cd), map(le, repeat(0, m), cs)))
+        if native is not None:
+            on_cycle_mask = native.same_component(cs, cd)
+        else:
+            on_cycle_mask = bytes(map(and_, map(eq, cs, cd), map(le, repeat(0, m), cs)))
 
     def comps_of(edges) -> map:
         """The component of each edge's source."""
         return map(cs.__getitem__, edges) if cs is not None else map(comp_of, map(src.__getitem__, edges))
 
-    internal = array("i", compress(range(m), on_cycle_mask))
+    internal = _where(on_cycle_mask)
 
     def marked(mask: bytes) -> array:
         """The internal edges marked in ``mask``, in increasing order."""
-        return array("i", compress(range(m), _and(mask, on_cycle_mask)))
+        return _where(_and(mask, on_cycle_mask))
 
     def firsts(edges: array) -> dict[int, int]:
         """component -> the first of ``edges`` (increasing) in it."""
@@ -494,9 +507,16 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
     c_cmp2: dict[int, int] = {}
     if c_store:
         cmp_edges = marked(code.translate(_COMPARES))
-        cmp_edges = array("i", compress(cmp_edges, map(c_store.__contains__, comps_of(cmp_edges))))
-        c_cmp = firsts(cmp_edges)
-        c_cmp2 = firsts(array("i", filterfalse(set(c_cmp.values()).__contains__, cmp_edges)))   # a second one
+        if native is not None:               # the first and second comparison of each such component
+            keep = bytearray(ncomp)
+            for c in c_store:
+                keep[c] = 1
+            c_cmp = native.firsts(comp, src, cmp_edges, ncomp, 1, keep)
+            c_cmp2 = native.firsts(comp, src, cmp_edges, ncomp, 2, keep)
+        else:
+            cmp_edges = array("i", compress(cmp_edges, map(c_store.__contains__, comps_of(cmp_edges))))
+            c_cmp = firsts(cmp_edges)
+            c_cmp2 = firsts(array("i", filterfalse(set(c_cmp.values()).__contains__, cmp_edges)))   # a second one
         del cmp_edges
     real = marked(code.translate(_OUT_REAL))
     c_disc = firsts(array("i", compress(real, map(is_input.__getitem__, map(src.__getitem__, real)))))
@@ -723,8 +743,12 @@ def check(dipa: DiPA, max_per_kind: int = MAX_PER_KIND) -> CheckResult:  # noqa:
         parent, tag = bfs(first_on, None, ok)
         # DP002: a state of a second-kind cycle reached from a first-kind cycle.
         # the first reached state of each component, in increasing order
-        found = reached(parent, second_on)
-        for q in sorted(dict(zip(reversed(list(map(comp.__getitem__, found))), reversed(found))).values()):
+        if native is not None:
+            firsts_reached = native.first_reached(parent, second_on, comp)
+        else:
+            found = reached(parent, second_on)
+            firsts_reached = sorted(dict(zip(reversed(list(map(comp.__getitem__, found))), reversed(found))).values())
+        for q in firsts_reached:
             root = tag[q]
             key = (first_is_l, comp[root], comp[q])
             if key in reported_pairs or full(LEAKING_PAIR):

@@ -181,6 +181,7 @@ def _body(t: _Tokens) -> tuple[list[ast.Stmt], Span]:
         if kind == ";":
             t.next()
             continue
+        limits.checkpoint()                  # a huge block still honours --timeout and Ctrl-C
         stmts.append(_stmt(t))
 
 
