@@ -51,6 +51,14 @@ static int take_bytes(PyObject *obj, Buf *b, const char *what) {
     return 0;
 }
 
+static void release_many(Buf **bufs, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        release(bufs[i]);
+}
+
+/* RELEASE(&a, &b, ...): release every buffer held */
+#define RELEASE(...) release_many((Buf *[]){__VA_ARGS__}, sizeof((Buf *[]){__VA_ARGS__}) / sizeof(Buf *))
+
 #define LEN(b) ((b).view.len / (Py_ssize_t)sizeof(int))
 #define INTS(b) ((int *)(b).view.buf)
 
@@ -88,36 +96,45 @@ static int check_csr(Buf *start, Buf *adj, Buf *order, Py_ssize_t n, Py_ssize_t 
     return 0;
 }
 
+/* The arguments (start, adj, init, comp) of tarjan and postorder, checked:
+ * start a CSR index of adj over len(comp) states, init one of them.  On
+ * failure every buffer is released and -1 returned with an exception set. */
+static int graph_args(PyObject *args, Buf *start, Buf *adj, int *init, Buf *comp) {
+    PyObject *ostart, *oadj, *ocomp;
+    *start = (Buf){0};
+    *adj = (Buf){0};
+    *comp = (Buf){0};
+    if (!PyArg_ParseTuple(args, "OOiO", &ostart, &oadj, init, &ocomp))
+        return -1;
+    if (take_ints(ostart, start, 0, "start") < 0 || take_ints(oadj, adj, 0, "adj") < 0 ||
+        take_ints(ocomp, comp, 1, "comp") < 0)
+        goto fail;
+    if (check_csr(start, adj, NULL, LEN(*comp), 0) < 0)
+        goto fail;
+    if (*init < 0 || *init >= LEN(*comp)) {
+        PyErr_SetString(PyExc_ValueError, "init out of range");
+        goto fail;
+    }
+    return 0;
+fail:
+    release(start);
+    release(adj);
+    release(comp);
+    return -1;
+}
+
 /* tarjan(start, adj, init, comp) -> (ncomp, visited)
  * Strongly connected components of the states reachable from init, numbered
  * in the order the iterative Tarjan search of check.py completes them. */
 static PyObject *tarjan(PyObject *self, PyObject *args) {
-    PyObject *ostart, *oadj, *ocomp;
     int init;
     Buf start, adj, comp;
-    if (!PyArg_ParseTuple(args, "OOiO", &ostart, &oadj, &init, &ocomp))
+    if (graph_args(args, &start, &adj, &init, &comp) < 0)
         return NULL;
-    if (take_ints(ostart, &start, 0, "start") < 0)
-        return NULL;
-    if (take_ints(oadj, &adj, 0, "adj") < 0) {
-        release(&start);
-        return NULL;
-    }
-    if (take_ints(ocomp, &comp, 1, "comp") < 0) {
-        release(&start);
-        release(&adj);
-        return NULL;
-    }
     Py_ssize_t n = LEN(comp);
     PyObject *result = NULL;
     int *index = NULL, *low = NULL, *ptr = NULL, *stack = NULL, *work = NULL;
     unsigned char *on_stack = NULL;
-    if (check_csr(&start, &adj, NULL, n, 0) < 0)
-        goto done;
-    if (init < 0 || init >= n) {
-        PyErr_SetString(PyExc_ValueError, "init out of range");
-        goto done;
-    }
     const int *st = INTS(start), *a = INTS(adj);
     int *cp = INTS(comp);
     index = malloc(sizeof(int) * (size_t)n);
@@ -195,9 +212,7 @@ done:
     free(stack);
     free(work);
     free(on_stack);
-    release(&start);
-    release(&adj);
-    release(&comp);
+    RELEASE(&start, &adj, &comp);
     return result;
 }
 
@@ -205,32 +220,14 @@ done:
  * For graphs whose edges all go forward or stay: each state is its own
  * component, numbered in depth-first postorder from init (as check.py). */
 static PyObject *postorder(PyObject *self, PyObject *args) {
-    PyObject *ostart, *oadj, *ocomp;
     int init;
     Buf start, adj, comp;
-    if (!PyArg_ParseTuple(args, "OOiO", &ostart, &oadj, &init, &ocomp))
+    if (graph_args(args, &start, &adj, &init, &comp) < 0)
         return NULL;
-    if (take_ints(ostart, &start, 0, "start") < 0)
-        return NULL;
-    if (take_ints(oadj, &adj, 0, "adj") < 0) {
-        release(&start);
-        return NULL;
-    }
-    if (take_ints(ocomp, &comp, 1, "comp") < 0) {
-        release(&start);
-        release(&adj);
-        return NULL;
-    }
     Py_ssize_t n = LEN(comp);
     PyObject *result = NULL;
     int *ptr = NULL, *work = NULL;
     unsigned char *seen = NULL;
-    if (check_csr(&start, &adj, NULL, n, 0) < 0)
-        goto done;
-    if (init < 0 || init >= n) {
-        PyErr_SetString(PyExc_ValueError, "init out of range");
-        goto done;
-    }
     const int *st = INTS(start), *a = INTS(adj);
     int *cp = INTS(comp);
     ptr = malloc(sizeof(int) * (size_t)n);
@@ -270,9 +267,7 @@ done:
     free(ptr);
     free(work);
     free(seen);
-    release(&start);
-    release(&adj);
-    release(&comp);
+    RELEASE(&start, &adj, &comp);
     return result;
 }
 
@@ -338,14 +333,7 @@ static PyObject *bfs(PyObject *self, PyObject *args) {
     }
     result = PyLong_FromSsize_t(qlen);
 done:
-    release(&start);
-    release(&adj);
-    release(&order);
-    release(&ok);
-    release(&comp);
-    release(&parent);
-    release(&tag);
-    release(&queue);
+    RELEASE(&start, &adj, &order, &ok, &comp, &parent, &tag, &queue);
     return result;
 }
 
@@ -397,10 +385,7 @@ static PyObject *group(PyObject *self, PyObject *args) {
     result = Py_None;
 done:
     free(fill);
-    release(&key);
-    release(&edges);
-    release(&rstart);
-    release(&rorder);
+    RELEASE(&key, &edges, &rstart, &rorder);
     return result;
 }
 
@@ -459,10 +444,7 @@ static PyObject *critical(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(crit);
     Py_XDECREF(used);
-    release(&src);
-    release(&dst);
-    release(&comp);
-    release(&rate);
+    RELEASE(&src, &dst, &comp, &rate);
     return result;
 }
 
@@ -581,18 +563,7 @@ overflow:
 done:
     free(start);
     free(seq);
-    release(&crit);
-    release(&src);
-    release(&dst);
-    release(&comp);
-    release(&rate);
-    release(&input);
-    release(&prime);
-    release(&plain);
-    release(&extra);
-    release(&costs);
-    release(&dist);
-    release(&best);
+    RELEASE(&crit, &src, &dst, &comp, &rate, &input, &prime, &plain, &extra, &costs, &dist, &best);
     return result;
 }
 
@@ -620,8 +591,7 @@ static PyObject *take(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < ni; i++)
         out[i] = v[ix[i]];
 done:
-    release(&values);
-    release(&index);
+    RELEASE(&values, &index);
     return result;
 }
 
@@ -690,10 +660,7 @@ static PyObject *firsts(PyObject *self, PyObject *args) {
 done:
     free(pick);
     free(count);
-    release(&comp);
-    release(&src);
-    release(&edges);
-    release(&keep);
+    RELEASE(&comp, &src, &edges, &keep);
     return result;
 }
 
@@ -746,8 +713,7 @@ static PyObject *same_component(PyObject *self, PyObject *args) {
     for (Py_ssize_t e = 0; e < m; e++)
         o[e] = a[e] >= 0 && a[e] == b[e];
 done:
-    release(&cs);
-    release(&cd);
+    RELEASE(&cs, &cd);
     return out;
 }
 
@@ -801,9 +767,7 @@ static PyObject *first_reached(PyObject *self, PyObject *args) {
     }
 done:
     free(seen);
-    release(&parent);
-    release(&among);
-    release(&comp);
+    RELEASE(&parent, &among, &comp);
     return out;
 }
 
@@ -840,10 +804,7 @@ static PyObject *seed(PyObject *self, PyObject *args) {
     }
     result = PyLong_FromSsize_t(qlen);
 done:
-    release(&roots);
-    release(&parent);
-    release(&tag);
-    release(&queue);
+    RELEASE(&roots, &parent, &tag, &queue);
     return result;
 }
 

@@ -7,7 +7,8 @@ function or fill an array differently.  setup.py compiles the source's
 CRC-32 into the module (``SOURCE_CRC32``; zlib is loaded at start-up anyway,
 hashlib is not); it is compared here with the
 source file when that file is present.  Every user of the module has a
-Python loop that gives the same result (tests/test_native.py).
+Python loop that gives the same result (tests/test_native.py);
+``DSLC_NATIVE=0`` in the environment runs those loops.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import zlib
 
 
 def _load():
+    if os.environ.get("DSLC_NATIVE") == "0":   # the Python loops only (docs/cli.md)
+        return None
     try:
         from dslc import _native
     except ImportError:

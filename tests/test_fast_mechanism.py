@@ -173,3 +173,13 @@ def test_fast_mechanism_reader_declines_deep_nesting():
     src = SourceFile("t.dp", shallow)
     fast = parse_mechanism_fast(src, 0, len(shallow))
     assert fast is not None and fast == _lark(src, 0, len(shallow))
+
+
+def test_the_reader_honours_the_time_limit():
+    """A huge mechanism read without Lark still stops at --timeout (and Ctrl-C)."""
+    from dslc import limits
+    text = "mechanism m {" + " x := read()" * 5000 + " }"
+    with limits.scope(limits.Deadline(None, cancelled=lambda: True)):    # Ctrl-C, or a newer edit
+        with pytest.raises(limits.Cancelled):
+            parse_mechanism_fast(SourceFile("t.dp", text), 0, len(text))
+    assert parse_mechanism_fast(SourceFile("t.dp", text), 0, len(text)) is not None

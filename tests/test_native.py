@@ -133,3 +133,11 @@ def test_a_build_from_another_source_is_not_used(monkeypatch, tmp_path):
     assert dslc.native._load() is None
     importlib.reload(dslc.native)
     assert dslc.native.module is native
+
+
+def test_DSLC_NATIVE_0_runs_the_python_loops(monkeypatch):
+    import dslc.native
+    monkeypatch.setenv("DSLC_NATIVE", "0")
+    assert dslc.native._load() is None
+    monkeypatch.delenv("DSLC_NATIVE")
+    assert dslc.native._load() is native
