@@ -1,4 +1,5 @@
-/* Native loops of the automaton path (dslc.source, dslc.ir.lower_automaton, dslc.dipa.check).
+/* Native loops of the automaton path (dslc.source, dslc.syntax.fast_automaton, dslc.ir.lower_automaton,
+ * dslc.dipa.check).
  *
  * Each function is a line-for-line port of a pure-Python loop in
  * dslc/dipa/check.py and fills the same arrays in the same order, so the
@@ -984,6 +985,268 @@ static PyObject *line_starts(PyObject *self, PyObject *arg) {
     return out;
 }
 
+/* ------------------------------------------------------------------ the flat reader's rows
+ * flat_rows(text, pos, stop) -> (names, targets, shapes) or None
+ *
+ * What `_flat_state().findall(text, pos, stop)` gives in
+ * dslc/syntax/fast_automaton.py, for windows where every row is a state:
+ * the state names (group 1), the non-empty target names in order (groups 4
+ * and 7) and per state the shape triple (groups 2, 5, 8).  None whenever the
+ * regular expression would yield a row of its catch-all group 9 (the caller
+ * then runs the regular expression itself, which declines).  The pattern's
+ * optional output and store of a transition are matched greedily: where the
+ * greedy choice fails, every other choice fails too (what follows must then
+ * be a separator, `}` or a guard, and none of them starts with `output`,
+ * `store` or a quote), so no backtracking is needed.
+ * tests/test_fast_parser.py compares the two on random texts. */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t stop;
+} Text;
+
+#define NONE_CH ((Py_UCS4)0xFFFFFFFF)
+
+static inline Py_UCS4 ch(const Text *t, Py_ssize_t i) {
+    return i < t->stop ? PyUnicode_READ(t->kind, t->data, i) : NONE_CH;
+}
+static inline int word_ch(Py_UCS4 c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+static inline int space_ch(Py_UCS4 c) {
+    return c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\n' || c == 0xA0;
+}
+/* the ASCII literal s at i */
+static int lit(const Text *t, Py_ssize_t i, const char *s) {
+    for (; *s; s++, i++)
+        if (ch(t, i) != (Py_UCS4)(unsigned char)*s)
+            return 0;
+    return 1;
+}
+/* the keyword s at i, not followed by a word character ((?![A-Za-z0-9_])) */
+static int keyword_at(const Text *t, Py_ssize_t i, const char *s) {
+    return lit(t, i, s) && !word_ch(ch(t, i + (Py_ssize_t)strlen(s)));
+}
+static Py_ssize_t spaces(const Text *t, Py_ssize_t i) {
+    while (space_ch(ch(t, i)))
+        i++;
+    return i;
+}
+static Py_ssize_t seps(const Text *t, Py_ssize_t i) {
+    Py_UCS4 c;
+    while ((c = ch(t, i)) != NONE_CH && (space_ch(c) || c == ';'))
+        i++;
+    return i;
+}
+/* the end of the name at i, or -1 */
+static Py_ssize_t name_end(const Text *t, Py_ssize_t i) {
+    Py_UCS4 c = ch(t, i);
+    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')))
+        return -1;
+    i++;
+    while (word_ch(ch(t, i)))
+        i++;
+    return i;
+}
+/* a guard up to its arrow and the spaces after it: the end, or -1 */
+static Py_ssize_t guard_arrow(const Text *t, Py_ssize_t i) {
+    Py_UCS4 c;
+    if (keyword_at(t, i, "true")) {
+        i += 4;
+    } else if (lit(t, i, "insample") && !word_ch(c = ch(t, i + 8)) && c != '\'' && c != 0x2032) {
+        i += 8;
+        while ((c = ch(t, i)) != NONE_CH && c != '-' && c != 0x2192 && c != '{' && c != '}' && c != ';')
+            i++;
+    } else {
+        return -1;
+    }
+    i = spaces(t, i);
+    if (lit(t, i, "->"))
+        i += 2;
+    else if (ch(t, i) == 0x2192)
+        i += 1;
+    else
+        return -1;
+    return spaces(t, i);
+}
+/* the value of an output clause at i: its end, or -1 */
+static Py_ssize_t output_value(const Text *t, Py_ssize_t i) {
+    Py_UCS4 c = ch(t, i);
+    if (lit(t, i, "insample") && ((c = ch(t, i + 8)) == '\'' || c == 0x2032))
+        return i + 9;
+    Py_ssize_t e = name_end(t, i);            /* insample, top, bot or any name */
+    if (e >= 0)
+        return e;
+    c = ch(t, i);
+    if (c == 0x22A4 || c == 0x22A5)
+        return i + 1;
+    if (c == '"') {
+        for (Py_ssize_t j = i + 1; (c = ch(t, j)) != NONE_CH; j++) {
+            if (c == '"')
+                return j + 1;
+            if (c == '\n')
+                return -1;
+        }
+    }
+    return -1;
+}
+/* an optional output clause and an optional `store` after a target */
+static Py_ssize_t tail(const Text *t, Py_ssize_t i) {
+    Py_ssize_t j = spaces(t, i);
+    if (keyword_at(t, j, "output")) {
+        Py_ssize_t v = output_value(t, spaces(t, j + 6));
+        if (v >= 0)
+            i = v;
+    }
+    j = spaces(t, i);
+    if (keyword_at(t, j, "store"))
+        i = j + 5;
+    return i;
+}
+
+#define RECENT 8
+
+/* Whether text[a[i]:b[i]] equals the i-th string of the tuple `key`, for i < 3. */
+static int span_is(const Text *t, const Py_ssize_t *a, const Py_ssize_t *b, PyObject *key) {
+    for (int i = 0; i < 3; i++) {
+        PyObject *str = PyTuple_GET_ITEM(key, i);
+        Py_ssize_t len = b[i] - a[i];
+        if (PyUnicode_GET_LENGTH(str) != len)
+            return 0;
+        int kind = PyUnicode_KIND(str);
+        const void *data = PyUnicode_DATA(str);
+        if (kind == t->kind) {
+            if (memcmp(data, (const char *)t->data + a[i] * kind, (size_t)(len * kind)) != 0)
+                return 0;
+        } else {
+            for (Py_ssize_t j = 0; j < len; j++)
+                if (PyUnicode_READ(kind, data, j) != ch(t, a[i] + j))
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *flat_rows(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t pos, stop;
+    if (!PyArg_ParseTuple(args, "Unn", &text, &pos, &stop))
+        return NULL;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    if (pos < 0 || stop > len || pos > stop) {
+        PyErr_SetString(PyExc_ValueError, "flat_rows: a window outside the text");
+        return NULL;
+    }
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), stop};
+    PyObject *recent[RECENT] = {NULL};
+    int next_recent = 0;
+    PyObject *names = PyList_New(0), *targets = PyList_New(0), *shapes = PyList_New(0);
+    PyObject *empty = PyUnicode_New(0, 0), *result = NULL;
+    if (!names || !targets || !shapes || !empty)
+        goto done;
+    Py_ssize_t p = pos;
+    for (;;) {
+        p = seps(&t, p);
+        if (p >= stop)
+            break;
+        if (!keyword_at(&t, p, "state"))
+            goto decline;
+        Py_ssize_t n1 = spaces(&t, p + 5), n1e = name_end(&t, n1);
+        if (n1e < 0)
+            goto decline;
+        Py_ssize_t q = spaces(&t, n1e);
+        if (keyword_at(&t, q, "input"))
+            q += 5;
+        else if (keyword_at(&t, q, "noinput"))
+            q += 7;
+        else
+            goto decline;
+        Py_UCS4 c;
+        while ((c = ch(&t, q)) != NONE_CH && c != '{' && c != '}')
+            q++;
+        if (c != '{')
+            goto decline;
+        q = seps(&t, q + 1);
+        /* spans: [a0, a1) name, [b0, b1) shape 1, [c0, c1) target 1, [d0, d1) shape 2,
+           [e0, e1) target 2, [f0, f1) shape 3; empty when absent */
+        Py_ssize_t b1, c0 = 0, c1 = 0, d1 = 0, e0 = 0, e1 = 0, f1 = 0;
+        if (ch(&t, q) == '}') {
+            b1 = q + 1;
+            p = b1;
+        } else {
+            if ((b1 = guard_arrow(&t, q)) < 0 || (c1 = name_end(&t, c0 = b1)) < 0)
+                goto decline;
+            q = seps(&t, tail(&t, c1));
+            if (ch(&t, q) == '}') {
+                d1 = q + 1;
+                p = d1;
+            } else {
+                if ((d1 = guard_arrow(&t, q)) < 0 || (e1 = name_end(&t, e0 = d1)) < 0)
+                    goto decline;
+                q = seps(&t, tail(&t, e1));
+                if (ch(&t, q) != '}')
+                    goto decline;
+                f1 = q + 1;
+                p = f1;
+            }
+        }
+        PyObject *nm = PyUnicode_Substring(text, n1, n1e);
+        /* the shape triple: one of the last few met again (generated automata
+           have a handful), else new strings */
+        Py_ssize_t sa[3] = {n1e, c1, e1}, sb[3] = {b1, d1 ? d1 : c1, f1 ? f1 : e1};
+        PyObject *key = NULL;
+        for (int r = 0; r < RECENT && !key; r++)
+            if (recent[r] && span_is(&t, sa, sb, recent[r]))
+                key = recent[r];
+        if (key) {
+            Py_INCREF(key);
+        } else {
+            PyObject *s1 = PyUnicode_Substring(text, sa[0], sb[0]);
+            PyObject *s2 = d1 ? PyUnicode_Substring(text, sa[1], sb[1]) : (Py_INCREF(empty), empty);
+            PyObject *s3 = f1 ? PyUnicode_Substring(text, sa[2], sb[2]) : (Py_INCREF(empty), empty);
+            key = (s1 && s2 && s3) ? PyTuple_Pack(3, s1, s2, s3) : NULL;
+            Py_XDECREF(s1);
+            Py_XDECREF(s2);
+            Py_XDECREF(s3);
+            if (key) {
+                Py_XDECREF(recent[next_recent]);
+                Py_INCREF(key);
+                recent[next_recent] = key;
+                next_recent = (next_recent + 1) % RECENT;
+            }
+        }
+        int bad = !nm || !key || PyList_Append(names, nm) < 0 || PyList_Append(shapes, key) < 0;
+        Py_XDECREF(nm);
+        Py_XDECREF(key);
+        if (bad)
+            goto done;
+        for (int k = 0; k < 2; k++) {
+            Py_ssize_t a = k ? e0 : c0, b = k ? e1 : c1;
+            if (b <= a)
+                continue;
+            PyObject *tg = PyUnicode_Substring(text, a, b);
+            if (!tg || PyList_Append(targets, tg) < 0) {
+                Py_XDECREF(tg);
+                goto done;
+            }
+            Py_DECREF(tg);
+        }
+    }
+    result = PyTuple_Pack(3, names, targets, shapes);
+    goto done;
+decline:
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    for (int r = 0; r < RECENT; r++)
+        Py_XDECREF(recent[r]);
+    Py_XDECREF(names);
+    Py_XDECREF(targets);
+    Py_XDECREF(shapes);
+    Py_XDECREF(empty);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"tarjan", tarjan, METH_VARARGS, "Strongly connected components in Tarjan's completion order."},
     {"postorder", postorder, METH_VARARGS, "Depth-first postorder numbering of a forward graph."},
@@ -999,6 +1262,7 @@ static PyMethodDef methods[] = {
     {"where", where, METH_O, "The indices of the nonzero bytes of a mask."},
     {"same_component", same_component, METH_VARARGS, "1 where both ends of a transition share a component."},
     {"first_reached", first_reached, METH_VARARGS, "The first reached marked state of each component."},
+    {"flat_rows", flat_rows, METH_VARARGS, "The flat reader's rows of a window (names, targets, shapes), or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -141,3 +141,75 @@ def test_DSLC_NATIVE_0_runs_the_python_loops(monkeypatch):
     assert dslc.native._load() is None
     monkeypatch.delenv("DSLC_NATIVE")
     assert dslc.native._load() is native
+
+
+# ---------------------------------------------------------------- the flat reader's rows
+
+ROW_PARTS = ["state", "state ", " ", "\n", "\t", ";", "\u00a0", "s1", "q_2", "x", "input", "noinput", "inputx",
+             "Lap(ε/4, 0)", "Lap'(ε, 1)", ",", "{", "}", "true", "truex", "insample", "insample'", "insample′",
+             ">=", "<", "≥", "->", "→", "-", "- >", "output", "outputx", "store", "storex", "⊤", "⊥", "top",
+             "bot", '"yes"', '"a\nb"', "'", "′", "(", "·", "é", "//", "/*", "x1y"]
+
+
+def _row_text(rng) -> str:
+    """Mostly well-formed states (0–3 transitions); now and then a transition
+    or a state of random parts, which the rows must decline exactly where the
+    regular expression does."""
+    def pick(clean, odd):
+        return rng.choice(odd if rng.random() < 0.015 else clean)
+
+    def sp():
+        return pick(["", " ", "  ", "\n", "\u00a0"], [" ; ", ";", "\t;\n"])
+
+    out = []
+    junk = rng.random() < 0.3
+    for _ in range(rng.randint(0, 6)):
+        if junk and rng.random() < 0.3:
+            out.append("".join(rng.choice(ROW_PARTS) for _ in range(rng.randint(1, 6))))
+            continue
+        t = [sp(), "state ", pick(["s1", "q_2", "a"], ["1s", "state", ""]), " ",
+             pick(["input", "noinput"], ["inputx", "in put"]), " ",
+             pick(["Lap(ε/4, 0)", "Lap(ε, 0), Lap'(ε/9, 0)", "x"], ["}", "{ {"]), sp(), "{", sp()]
+        for _ in range(rng.choice([0, 1, 2, 2, 2, 2, 2, 3])):
+            t += [pick(["true", "insample >= x", "insample<x", "insample ≥ y"], ["insample' >= x", "truex", "-"]),
+                  sp(), pick(["->", "→"], ["- >", "=>"]), sp(), pick(["s1", "q_2", "store", "output"], ["1", "⊤"])]
+            if rng.random() < 0.6:
+                t += [pick([" ", "\n"], [""]), "output", pick([" "], ["", "\t"]),
+                      pick(["⊤", "⊥", "top", "bot", "insample", "insample'", "insample′", '"y"', "a", "store"],
+                           ['"', "'", "1", "output"])]
+            if rng.random() < 0.4:
+                t += [pick([" "], ["", "\n"]), pick(["store"], ["storex", "store'"])]
+            t.append(sp())
+        t.append("}")
+        out.append("".join(t))
+    return "".join(out)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.integers(0, 2**32))
+def test_native_flat_rows_give_the_regular_expression_rows(seed):
+    import random
+
+    from dslc.syntax.fast_automaton import _BAD_OF, _NAME_OF, _SHAPE_OF, _TARGETS_OF, _flat_state
+    rng = random.Random(seed)
+    text = _row_text(rng)
+    pos = rng.randint(0, min(3, len(text)))
+    stop = rng.randint(pos, len(text)) if rng.random() < 0.3 else len(text)
+    rows = _flat_state().findall(text, pos, stop)
+    got = native.flat_rows(text, pos, stop)
+    if any(map(_BAD_OF, rows)):
+        assert got is None, text[pos:stop]
+    else:
+        assert got is not None, text[pos:stop]
+        names, targets, shapes = got
+        assert names == list(map(_NAME_OF, rows))
+        assert targets == [t for r in rows for t in _TARGETS_OF(r) if t]
+        assert shapes == list(map(_SHAPE_OF, rows))
+
+
+def test_the_random_rows_exercise_both_outcomes():
+    import random
+    got = [native.flat_rows(t, 0, len(t)) for t in (_row_text(random.Random(seed)) for seed in range(1000))]
+    accepted = [g for g in got if g is not None]
+    assert 0.3 < len(accepted) / len(got) < 0.9
+    assert sum(1 for g in accepted for key in g[2] if key[2]) > 200      # states with two transitions

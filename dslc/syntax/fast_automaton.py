@@ -15,7 +15,9 @@ Large blocks (:data:`FLAT_MIN_CHARS` characters) are first read *flat*
 (:func:`read_flat`): one regular expression per state, applied with
 ``findall`` to windows of the text, yields per state its name, the names
 of its targets, and the rest of its text as a *shape* (the text between the
-names: input kind, draws, guards, outputs, stores, spacing).  Generated
+names: input kind, draws, guards, outputs, stores, spacing).  When the C
+module is built, ``flat_rows`` in ``dslc/_native.c`` gives the same groups
+for a window (or declines it, and the regular expression runs).  Generated
 automata have a handful of distinct shapes; each is parsed once, by the
 per-state reader below, with placeholder names.  No per-state object is
 built: the result is a :class:`FlatAutomatonBlock`, whose columns the
@@ -546,6 +548,8 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
     target_ids = cols.target_ids
     shape_map: dict[tuple[str, str, str], int] = {}
     findall = _flat_state().findall
+    from dslc.native import module as native
+    rows_of = native.flat_rows if native is not None else None
     pending: tuple[int, list[str]] | None = None      # first state and targets of the previous window
 
     misses = [0, 0]                  # targets looked up locally, and not found there
@@ -573,18 +577,24 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
         limits.checkpoint()
         stop = text.find("}", pos + WINDOW_CHARS, close)
         stop = close if stop < 0 else stop + 1
-        rows = findall(text, pos, stop)
-        if rows:
+        # the rows of the window: in C when built (the regular expression's
+        # groups exactly, or None where it would meet a row it cannot read)
+        got = rows_of(text, pos, stop) if rows_of is not None else None
+        if got is None:
+            rows = findall(text, pos, stop)
             if any(map(_BAD_OF, rows)):
                 return None
+            got = (list(map(_NAME_OF, rows)), list(filter(None, chain.from_iterable(map(_TARGETS_OF, rows)))),
+                   list(map(_SHAPE_OF, rows)))
+        row_names, row_targets, keys = got
+        if row_names:
             cols.wstart.append(pos)
             first = len(names)
             cols.wfirst.append(first)
-            names += map(_NAME_OF, rows)
+            names += row_names
             if pending is not None:
                 resolve(*pending)
-            pending = (first, list(filter(None, chain.from_iterable(map(_TARGETS_OF, rows)))))
-            keys = list(map(_SHAPE_OF, rows))
+            pending = (first, row_targets)
             ids = array("i", map(shape_map.get, keys, repeat(-1)))
             if -1 in ids:                        # shapes not seen before
                 for key in set(compress(keys, map(eq, ids, repeat(-1)))):
