@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <stdint.h>
 
 typedef struct {
     Py_buffer view;
@@ -811,19 +812,17 @@ done:
 
 
 typedef struct {
-    Py_hash_t hash;
-    const void *data;         /* the name's characters (PyUnicode_DATA) */
-    Py_ssize_t len;           /* in characters */
-    int kind;                 /* PyUnicode_KIND */
-    int index;                /* the state, -1 for an empty slot */
+    uint32_t hash;            /* the low 32 bits of the name's hash */
+    int32_t index;            /* the state, -1 for an empty slot */
 } Slot;
 
-/* Whether str `t` (hash h) is the name in `slot`: equal strings share their
- * kind (CPython keeps strings in canonical form), so bytes compare. */
-static int slot_is(const Slot *slot, Py_hash_t h, PyObject *t) {
-    if (slot->hash != h || slot->len != PyUnicode_GET_LENGTH(t) || slot->kind != (int)PyUnicode_KIND(t))
-        return 0;
-    return memcmp(slot->data, PyUnicode_DATA(t), (size_t)slot->len * (size_t)slot->kind) == 0;
+/* Whether str `t` equals the name `name`: equal strings share their kind
+ * (CPython keeps strings in canonical form), so bytes compare. */
+static int same_name(PyObject *name, PyObject *t) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(name);
+    int kind = PyUnicode_KIND(name);
+    return len == PyUnicode_GET_LENGTH(t) && kind == (int)PyUnicode_KIND(t) &&
+           memcmp(PyUnicode_DATA(name), PyUnicode_DATA(t), (size_t)len * (size_t)kind) == 0;
 }
 
 /* resolve(names, ids, targets) -> (status, bytes)
@@ -831,8 +830,9 @@ static int slot_is(const Slot *slot, Py_hash_t h, PyObject *t) {
  * already known and -1 elsewhere; `targets` lists the names of the others,
  * in order.  status 0: the bytes of the filled array('i'); 1: a name is
  * declared twice; 2: a target is not declared (bytes empty then).  The
- * table keeps each name's hash and characters in its slot, so a lookup
- * touches the slot and the two texts only (a million random targets). */
+ * table's slots are 8 bytes (32 bits of the hash and the index), so ten
+ * million names fit in 256 MB and a lookup touches one slot, then the name
+ * only when 32 bits of the hashes agree. */
 static PyObject *resolve(PyObject *self, PyObject *args) {
     PyObject *names, *oids, *targets;
     Buf ids = {0};
@@ -872,17 +872,14 @@ static PyObject *resolve(PyObject *self, PyObject *args) {
             goto done;
         size_t j = (size_t)h & mask;
         while (slot[j].index >= 0) {
-            if (slot_is(&slot[j], h, name)) {
+            if (slot[j].hash == (uint32_t)h && same_name(PyList_GET_ITEM(names, slot[j].index), name)) {
                 status = 1;
                 goto finish;
             }
             j = (j + 1) & mask;
         }
-        slot[j].hash = h;
-        slot[j].data = PyUnicode_DATA(name);
-        slot[j].len = PyUnicode_GET_LENGTH(name);
-        slot[j].kind = (int)PyUnicode_KIND(name);
-        slot[j].index = (int)i;
+        slot[j].hash = (uint32_t)h;
+        slot[j].index = (int32_t)i;
     }
     out = PyBytes_FromStringAndSize((const char *)ids.view.buf, ids.view.len);
     if (!out)
@@ -911,7 +908,7 @@ static PyObject *resolve(PyObject *self, PyObject *args) {
         size_t j = (size_t)th[i] & mask;
         int found = -1;
         while (slot[j].index >= 0) {
-            if (slot_is(&slot[j], th[i], t)) {
+            if (slot[j].hash == (uint32_t)th[i] && same_name(PyList_GET_ITEM(names, slot[j].index), t)) {
                 found = slot[j].index;
                 break;
             }
