@@ -128,9 +128,6 @@ def enumerate_check(model: NumericModel, left: list[Fraction], right: list[Fract
     def emitted(vec, em):
         return [v * e if v and e else 0 for v, e in zip(vec, em)]
 
-    def step(vec, rows):
-        return _int_step(vec, rows, n)
-
     def result(hit):
         return EnumResult(hit, count, time.perf_counter() - start, True)
 
@@ -154,16 +151,7 @@ def enumerate_check(model: NumericModel, left: list[Fraction], right: list[Fract
             if cmp.exceeds(sl, sr):
                 return result((seq, aseq, Fraction(sl, q_l * scale_leaf), Fraction(sr, q_r * scale_leaf)))
             continue
-        children = []
-        for a in range(n_act):
-            rows = trans[a]
-            al2, be2 = step(al, rows), step(be, rows)
-            aseq2 = aseq + [a] if n_act > 1 else aseq
-            for o in range(n_obs):
-                em = emit[o]
-                children.append((emitted(al2, em), emitted(be2, em), seq + [o], aseq2))
-        children.reverse()
-        stack.extend(children)
+        stack.extend(reversed(_int_children(al, be, seq, aseq, trans, emit, n)))
     return result(None)
 
 
@@ -488,17 +476,7 @@ def pruned_check(model: NumericModel, x: list[Fraction], y: list[Fraction], k: i
                         if done == 3:
                             return finish(True)
             continue
-        children = []
-        for a in range(n_act):
-            rows = trans[a]
-            A2, B2 = step(A, rows), step(B, rows)
-            aseq2 = aseq + [a] if n_act > 1 else aseq
-            for o in range(n_obs):
-                em = emit[o]
-                children.append(([v * e if v else 0 for v, e in zip(A2, em)],
-                                 [v * e if v else 0 for v, e in zip(B2, em)], seq + [o], aseq2, act))
-        children.reverse()
-        stack.extend(children)
+        stack.extend((*child, act) for child in reversed(_int_children(A, B, seq, aseq, trans, emit, n)))
     return finish(True)
 
 
@@ -521,6 +499,23 @@ def _integer_rows(model):
     trans = [[sorted((s2, int(p * D)) for s2, p in row.items() if p) for row in rows] for rows in model.trans]
     emit = [[int(model.emit[s].get(o, 0) * E) for s in range(n)] for o in range(model.n_obs)]
     return n, model.n_obs, model.n_actions, D, E, trans, emit
+
+
+def _int_children(A: list[int], B: list[int], seq: list[int], aseq: list[int], trans, emit,
+                  n: int) -> list[tuple]:
+    """The children of an enumeration node in walk order (action, then
+    observation): per child the two integer vectors after the step and the
+    emission, the observations and the actions (kept only with several)."""
+    n_act = len(trans)
+    children = []
+    for a in range(n_act):
+        rows = trans[a]
+        A2, B2 = _int_step(A, rows, n), _int_step(B, rows, n)
+        aseq2 = aseq + [a] if n_act > 1 else aseq
+        for o, em in enumerate(emit):
+            children.append(([v * e if v else 0 for v, e in zip(A2, em)],
+                             [v * e if v else 0 for v, e in zip(B2, em)], seq + [o], aseq2))
+    return children
 
 
 def _int_step(vec: list[int], rows, n: int) -> list[int]:
