@@ -24,7 +24,7 @@ import math
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 MAX_FILE_BYTES = 256 * 2**20          # a 10^6-state automaton is about 134 MB
 MAX_NUMBER_DIGITS = 1_000             # digits in one number literal

@@ -4,8 +4,8 @@ None when it was not built (no C compiler at install) and when the built
 module does not come from the ``_native.c`` beside it: an editable install
 keeps its old build after a `git pull`, and an old build may lack a
 function or fill an array differently.  setup.py compiles the source's
-CRC-32 into the module (``SOURCE_CRC32``; zlib is loaded at start-up anyway,
-hashlib is not); it is compared here with the
+CRC-32 into the module (``SOURCE_CRC32``; zlib, a small C module, costs
+less to import than hashlib); it is compared here with the
 source file when that file is present.  Every user of the module has a
 Python loop that gives the same result (tests/test_native.py);
 ``DSLC_NATIVE=0`` in the environment runs those loops.

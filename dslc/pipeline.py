@@ -22,7 +22,10 @@ import os
 from dslc.record import record
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, Callable
+from collections.abc import Callable
+TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+if TYPE_CHECKING:
+    from typing import Any
 
 from dslc import limits
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error

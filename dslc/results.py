@@ -8,7 +8,9 @@ from __future__ import annotations
 import enum
 from dslc.record import record, field
 from fractions import Fraction
-from typing import Any
+TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+if TYPE_CHECKING:
+    from typing import Any
 
 from dslc.diagnostics.model import Diagnostic, Label
 from dslc.source import SourceFile, Span

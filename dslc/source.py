@@ -11,7 +11,7 @@ import bisect
 from array import array
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from collections import namedtuple
 
 
 class SourceFile:
@@ -150,16 +150,16 @@ class SourceFile:
         return f"SourceFile({self.path!r})"
 
 
-class Span(NamedTuple):
-    """Offsets ``[start, end)`` into a source file.
+class Span(namedtuple("Span", "file start end")):
+    """Offsets ``[start, end)`` into a source file (``file``: SourceFile,
+    ``start``, ``end``: int).
 
     A named tuple rather than a dataclass: large automata create millions of
-    spans, and a tuple is several times cheaper to build.
+    spans, and a tuple is several times cheaper to build.  (collections'
+    namedtuple, not typing's: typing is not imported at run time.)
     """
 
-    file: SourceFile
-    start: int
-    end: int
+    __slots__ = ()
 
     @property
     def path(self) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import enum
 from dslc.record import record, field
-from typing import Any
+TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+if TYPE_CHECKING:
+    from typing import Any
 
 from dslc.source import Span
 

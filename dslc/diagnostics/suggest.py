@@ -10,8 +10,7 @@ first, so callers list the likeliest first.
 
 from __future__ import annotations
 
-import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def edit_distance(a: str, b: str, limit: int | None = None) -> int:
@@ -75,6 +74,7 @@ def closest(word: str, candidates: Iterable[str], ratio: float | None = 0.6) -> 
     if best is not None:
         return best
     if ratio is not None:
+        import difflib                   # rarely reached: not imported at start-up
         close = difflib.get_close_matches(word, options, n=1, cutoff=ratio)
         if close:
             return close[0]

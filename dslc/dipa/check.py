@@ -22,7 +22,7 @@ from fractions import Fraction
 from itertools import compress, filterfalse, repeat
 from math import lcm
 from operator import add, and_, eq, ge, le, mul, ne, sub, xor
-from typing import Sequence
+from collections.abc import Sequence
 
 from dslc.ir.dipa import DiPA, Guard, OutKind
 from dslc.ir.flat_dipa import columns, table

@@ -89,6 +89,9 @@ class Probability:
 Z = Decimal(0)
 
 
+_CONSTANTS: dict[tuple, tuple[dict, dict, dict]] = {}
+
+
 class _Engine:
     def __init__(self, epsilon: Fraction, prec: int, R: int, B: int):
         self.ctx = decimal.Context(prec=prec, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
@@ -97,9 +100,15 @@ class _Engine:
         with decimal.localcontext(self.ctx):
             self.eps = Decimal(epsilon.numerator) / Decimal(epsilon.denominator)
             self.unit = self.eps / Decimal(R * B)
-        self._exp: dict[int, Decimal] = {}
-        self._len: dict[int, Decimal] = {}
-        self._s: dict[int, Decimal] = {}
+        # the constants depend on (ε, precision, R, B) only: the paths α and β
+        # of a witness, computed one after the other, share them
+        key = (epsilon, prec, R, B)
+        shared = _CONSTANTS.get(key)
+        if shared is None:
+            if len(_CONSTANTS) >= 16:
+                _CONSTANTS.clear()
+            shared = _CONSTANTS[key] = ({}, {}, {})
+        self._exp, self._len, self._s = shared       # dict[int, Decimal] each
         self.inv_s: dict[int, Decimal] = {}
         self.tau: Decimal | None = None       # truncation threshold (absolute)
         self.dropped = Decimal(0)             # sum of the sups of dropped terms
@@ -419,16 +428,27 @@ def _truncate(f: PW, en: _Engine) -> PW:
         en.work += sum(len(t) for t in f.pieces)
         if en.work > en.budget:
             raise TooExpensive("the path is too long or too varied to compute within the budget")
+    n = len(bps)
+    last = len(f.pieces) - 1
     for i, terms in enumerate(f.pieces):
         drop = []
+        outer = n and (i == 0 or i == last)
         for (m, r), coef in terms.items():
             if not coef:
                 drop.append((m, r))
                 continue
             if tau is None:
                 continue
-            sup = _term_sup(m, r, coef, i, bps, en)
-            if sup is not None and sup <= tau:
+            if m == 0 and outer:                    # the common case of _term_sup, inline
+                if r == 0 or ((r > 0) if i == 0 else (r < 0)):
+                    sup = abs(coef)
+                else:
+                    continue
+            else:
+                sup = _term_sup(m, r, coef, i, bps, en)
+                if sup is None:
+                    continue
+            if sup <= tau:
                 drop.append((m, r))
                 en.dropped += sup
         for k in drop:
@@ -458,8 +478,15 @@ def _mass(en: _Engine, rho: int, nu: int, lo: int | None, hi: int | None) -> Dec
 def _lcm_den(values) -> int:
     out = 1
     for v in values:
-        out = lcm(out, Fraction(v).denominator)
+        den = v.denominator if type(v) is Fraction else Fraction(v).denominator
+        if den != 1:
+            out = lcm(out, den)
     return out
+
+
+def _fraction(v) -> Fraction:
+    """Fraction(v), without the constructor's cost when v is one already."""
+    return v if type(v) is Fraction else Fraction(v)
 
 
 class _Prepared:
@@ -493,18 +520,18 @@ class _Prepared:
             if s.is_input:
                 if step.input is None:
                     raise PathError(f"state `{s.name}` reads an input, but the step has none")
-                shift = Fraction(step.input)
+                shift = _fraction(step.input)
             else:
                 if step.input is not None:
                     raise PathError(f"state `{s.name}` reads no input (τ), but the step has one")
                 shift = Fraction(0)
-            nu, nu_p = Fraction(s.mu) + shift, Fraction(s.mu_prime) + shift
+            nu, nu_p = _fraction(s.mu) + shift, _fraction(s.mu_prime) + shift
             lo = hi = None
             if step.interval is not None:
                 if not t.output.is_real:
                     raise PathError("an interval was given for a step that outputs a symbol")
-                lo, hi = (None if v is None else Fraction(v) for v in step.interval)
-            d, dp = Fraction(s.d), Fraction(s.d_prime)
+                lo, hi = (None if v is None else _fraction(v) for v in step.interval)
+            d, dp = _fraction(s.d), _fraction(s.d_prime)
             uses_insample = t.guard is not Guard.TRUE or t.store or t.output.kind is OutKind.INSAMPLE
             if uses_insample and d <= 0:
                 raise PathError(f"state `{s.name}` draws insample with rate 0, which has no distribution")

@@ -25,7 +25,6 @@ backend's diagnostics.
 from __future__ import annotations
 
 import os
-import shlex
 from dslc.record import record, field
 from fractions import Fraction
 
@@ -473,6 +472,7 @@ def show(dipa: DiPA, w: Witness) -> Shown | None:
 
 def prob_command(path: str | None, block: str, epsilon: Fraction, steps: list[Step], outputs: list[str]) -> str:
     inputs = ",".join(input_tokens(steps, tau=False))
+    import shlex                         # only for printed commands: not at start-up
     return " ".join(["dslc", "prob", shlex.quote(path or "FILE"), "--block", shlex.quote(block),
                      "--epsilon", fmt_fraction(epsilon), shlex.quote(f"--inputs={inputs}"),
                      shlex.quote(f"--outputs={','.join(outputs)}")])

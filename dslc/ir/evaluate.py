@@ -22,16 +22,22 @@ a parameter in `Poly`, a name in a constant) is the domain's own error.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Generic, Protocol, TypeVar
+from collections.abc import Callable
 
 from dslc import limits
 from dslc.diagnostics.model import DiagnosticError, error
 from dslc.syntax import ast
 
-V = TypeVar("V")
+TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+if TYPE_CHECKING:
+    from typing import TypeVar
+    V = TypeVar("V")
 
 
-class Domain(Protocol[V]):
+class Domain:
+    """What :func:`evaluate` needs of a domain of values V (a protocol: the
+    domains do not inherit from it)."""
+
     def leaf(self, node: ast.Expr) -> V: ...              # Num, Eps, Name, Read, Draw, Symbol
     def add(self, a: V, b: V) -> V: ...
     def neg(self, a: V) -> V: ...
@@ -111,7 +117,7 @@ class NotConstant(Exception):
         self.node = node
 
 
-class Constants(Generic[V]):
+class Constants:
     """Plain exact rationals; ``names`` resolves a name to a value (or raises)."""
 
     def __init__(self, names: Callable[[ast.Name], Fraction] | None = None):

@@ -23,7 +23,8 @@ from bisect import bisect_right
 from fractions import Fraction
 from itertools import accumulate, chain, compress, repeat
 from operator import le
-from typing import NamedTuple, Sequence
+from collections import namedtuple
+from collections.abc import Sequence
 
 from dslc.syntax.fast_automaton import OnDemand
 from dslc.ir.dipa import DiPA, Guard, Output, OutKind, State, Transition
@@ -50,17 +51,21 @@ def table(f) -> bytes:
 
 
 
-class Columns(NamedTuple):
-    """What the checker reads of a DiPA."""
-    n: int                          # states
-    m: int                          # transitions
-    start: Sequence[int] | None     # CSR offsets (n + 1) when transitions are grouped by source
-    src: Sequence[int]
-    dst: Sequence[int]
-    code: bytes                     # per transition, see code_of
-    is_input: bytes                 # per state, 0 or 1
-    rate: Sequence[int]             # per state, an index into rates
-    rates: list[tuple[Fraction, Fraction]]   # (d, d′) of each rate class
+# (collections.namedtuple rather than typing.NamedTuple: typing is not
+# imported at run time, which is part of the start-up budget of issue 14)
+class Columns(namedtuple("Columns", "n m start src dst code is_input rate rates")):
+    """What the checker reads of a DiPA.
+
+    n: int                          states
+    m: int                          transitions
+    start: Sequence[int] | None     CSR offsets (n + 1) when transitions are grouped by source
+    src, dst: Sequence[int]
+    code: bytes                     per transition, see code_of
+    is_input: bytes                 per state, 0 or 1
+    rate: Sequence[int]             per state, an index into rates
+    rates: list[tuple[Fraction, Fraction]]   (d, d′) of each rate class
+    """
+    __slots__ = ()
 
 
 def columns(dipa: DiPA) -> Columns:

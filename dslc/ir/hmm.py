@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dslc.record import record, field
 from fractions import Fraction
-from typing import Iterable
+from collections.abc import Iterable
 
 from dslc.numbers import fmt_fraction
 from dslc.source import Span

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dslc.record import record
 from fractions import Fraction
-from typing import Callable
+from collections.abc import Callable
 
 from dslc.diagnostics.model import DiagnosticError, error
 from dslc.diagnostics.suggest import name_help

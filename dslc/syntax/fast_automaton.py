@@ -31,7 +31,6 @@ comments) and declines the rest.
 from __future__ import annotations
 
 import re
-import weakref
 from array import array
 from bisect import bisect_right
 from fractions import Fraction
@@ -122,7 +121,7 @@ def parse_automaton_fast(source: SourceFile, start: int, end: int,
     """The block's AST, or None when the fast path declines.  With ``flat``
     (by default for blocks of :data:`FLAT_MIN_CHARS` characters or more) the
     flat reader is tried first."""
-    prepared = _PREPARED.get(source, {}).pop((start, end), None)
+    prepared = None if _PREPARED is None else _PREPARED.get(source, {}).pop((start, end), None)
     if prepared is not None:
         return prepared
     r = _Reader(source, start, end)
@@ -489,9 +488,10 @@ class OnDemand:
         return f"<{self._size} {self._what}, built on demand>"
 
 
-# Blocks read flat by the splitter (read_block_flat), until the parser asks for them.
-_PREPARED: "weakref.WeakKeyDictionary[SourceFile, dict[tuple[int, int], FlatAutomatonBlock]]" = \
-    weakref.WeakKeyDictionary()
+# Blocks read flat by the splitter (read_block_flat), until the parser asks for
+# them: a WeakKeyDictionary made by the first such block (weakref is not
+# imported at start-up).
+_PREPARED: "weakref.WeakKeyDictionary[SourceFile, dict[tuple[int, int], FlatAutomatonBlock]] | None" = None
 
 
 def read_block_flat(source: SourceFile, start: int, limit: int) -> int | None:
@@ -521,6 +521,10 @@ def read_block_flat(source: SourceFile, start: int, limit: int) -> int | None:
     block = read_flat(source, head.start(), name, claims, r.pos, end)
     if block is None:
         return None
+    global _PREPARED
+    if _PREPARED is None:
+        import weakref
+        _PREPARED = weakref.WeakKeyDictionary()
     _PREPARED.setdefault(source, {})[(start, end)] = block
     return end
 

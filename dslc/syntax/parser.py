@@ -7,7 +7,8 @@ the offending token.
 
 from __future__ import annotations
 
-import threading
+import re
+from _thread import allocate_lock      # threading's Lock, without importing threading (start-up)
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -343,7 +344,7 @@ def _norm_op(tok: Token) -> str:
 
 # The cached parser's builder carries per-parse state (file, base), so one
 # parse at a time: the language server checks on several worker threads.
-_PARSE_LOCK = threading.Lock()
+_PARSE_LOCK = allocate_lock()
 
 
 def _cache_path() -> str | bool:
@@ -427,9 +428,14 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
     return _with_warnings(block, source, start, end)
 
 
+_FOUR_DECIMALS = re.compile(r"\.\d{4}")    # what every W002 literal contains (as lookalike's)
+
+
 def _with_warnings(block: ast.Block, source: SourceFile, start: int, end: int) -> ast.Block:
     """Attach the warnings of the text (W002, decimals cut short) to the block
     as ``syntax_warnings``; the pipeline reports them with its result."""
+    if _FOUR_DECIMALS.search(source.text, start, end) is None:   # most blocks: no import of lookalike
+        return block
     from dslc.syntax.lookalike import decimal_warnings
     warnings = decimal_warnings(source, start, end)
     if warnings:

@@ -10,8 +10,7 @@ its labels, cut with `…`.
 
 from __future__ import annotations
 
-import textwrap
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
 
 from dslc.diagnostics.model import Diagnostic, Label, Severity
 from dslc.diagnostics.render.display import cells, visible
@@ -122,6 +121,7 @@ def _append_wrapped(out: Text, gutter: str, kind: str, text: str) -> None:
     width = max(40, WRAP - len(prefix) - len(kind) - 2)
     pad = " " * (len(prefix) + len(kind) + 2)
     lines: list[str] = []
+    import textwrap                      # only for notes and help: not at start-up
     for k, paragraph in enumerate(text.split("\n")):
         wrapped = textwrap.wrap(paragraph, width=width - (2 if k else 0), break_long_words=False,
                                 break_on_hyphens=False) or [""]
