@@ -597,6 +597,75 @@ done:
     return result;
 }
 
+/* expand(counts) -> array('i') bytes: i repeated counts[i] times, for every i
+ * (counts: bytes), i.e. the source state of every transition when a state's
+ * transitions are consecutive. */
+static PyObject *expand(PyObject *self, PyObject *ocounts) {
+    Buf counts = {0};
+    if (take_bytes(ocounts, &counts, "counts") < 0)
+        return NULL;
+    const unsigned char *c = (const unsigned char *)counts.view.buf;
+    Py_ssize_t n = counts.view.len, total = 0;
+    PyObject *result = NULL;
+    if (n > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "expand: too many entries");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        total += c[i];
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int) * total);
+    if (!result)
+        goto done;
+    int *out = (int *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < c[i]; k++)
+            *out++ = (int)i;
+done:
+    RELEASE(&counts);
+    return result;
+}
+
+/* spread(values, start, ids) -> array('i') bytes: values[start[j]:start[j+1]]
+ * for every j in ids, one after the other (start: a CSR index of values). */
+static PyObject *spread(PyObject *self, PyObject *args) {
+    PyObject *ovalues, *ostart, *oids;
+    Buf values = {0}, start = {0}, ids = {0};
+    if (!PyArg_ParseTuple(args, "OOO", &ovalues, &ostart, &oids))
+        return NULL;
+    PyObject *result = NULL;
+    if (take_ints(ovalues, &values, 0, "values") < 0 || take_ints(ostart, &start, 0, "start") < 0
+        || take_ints(oids, &ids, 0, "ids") < 0)
+        goto done;
+    Py_ssize_t nv = LEN(values), ns = LEN(start) - 1, ni = LEN(ids), total = 0;
+    const int *v = INTS(values), *s = INTS(start), *ix = INTS(ids);
+    if (ns < 0 || s[0] != 0 || s[ns] != nv) {
+        PyErr_SetString(PyExc_ValueError, "spread: start is not a CSR index of values");
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < ns; j++)
+        if (s[j] > s[j + 1]) {
+            PyErr_SetString(PyExc_ValueError, "spread: start is not non-decreasing");
+            goto done;
+        }
+    for (Py_ssize_t i = 0; i < ni; i++) {
+        if (ix[i] < 0 || ix[i] >= ns) {
+            PyErr_SetString(PyExc_ValueError, "spread: an id out of range");
+            goto done;
+        }
+        total += s[ix[i] + 1] - s[ix[i]];
+    }
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int) * total);
+    if (!result)
+        goto done;
+    int *out = (int *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < ni; i++)
+        for (int k = s[ix[i]]; k < s[ix[i] + 1]; k++)
+            *out++ = v[k];
+done:
+    RELEASE(&values, &start, &ids);
+    return result;
+}
+
 /* firsts(comp, src, edges, ncomp, nth=1, keep=None) -> {component: edge}
  * For increasing `edges` (each one's source in a component), the nth one
  * (1 or 2) whose source lies in each component; with `keep` (bytes, one per
@@ -983,7 +1052,11 @@ static PyObject *line_starts(PyObject *self, PyObject *arg) {
 }
 
 /* ------------------------------------------------------------------ the flat reader's rows
- * flat_rows(text, pos, stop) -> (names, targets, shapes) or None
+ * flat_rows(text, pos, stop, spans=0) -> (names, targets, shapes) or None
+ *
+ * With spans=1, names and targets are not strings but the bytes of an
+ * array('q') of (start, end) offsets into the text, two per name: no string
+ * object is made per state (see resolve_spans).
  *
  * What `_flat_state().findall(text, pos, stop)` gives in
  * dslc/syntax/fast_automaton.py, for windows where every row is a state:
@@ -1124,10 +1197,34 @@ static int span_is(const Text *t, const Py_ssize_t *a, const Py_ssize_t *b, PyOb
     return 1;
 }
 
+/* a growable array of int64 */
+typedef struct {
+    int64_t *data;
+    Py_ssize_t len, cap;
+} Int64s;
+
+static int push2(Int64s *a, int64_t x, int64_t y) {
+    if (a->len + 2 > a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 256;
+        int64_t *data = realloc(a->data, sizeof(int64_t) * (size_t)cap);
+        if (!data) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        a->data = data;
+        a->cap = cap;
+    }
+    a->data[a->len++] = x;
+    a->data[a->len++] = y;
+    return 0;
+}
+
 static PyObject *flat_rows(PyObject *self, PyObject *args) {
     PyObject *text;
     Py_ssize_t pos, stop;
-    if (!PyArg_ParseTuple(args, "Unn", &text, &pos, &stop))
+    int want_spans = 0;
+    Int64s name_spans = {0}, target_spans = {0};
+    if (!PyArg_ParseTuple(args, "Unn|i", &text, &pos, &stop, &want_spans))
         return NULL;
     Py_ssize_t len = PyUnicode_GET_LENGTH(text);
     if (pos < 0 || stop > len || pos > stop) {
@@ -1187,7 +1284,15 @@ static PyObject *flat_rows(PyObject *self, PyObject *args) {
                 p = f1;
             }
         }
-        PyObject *nm = PyUnicode_Substring(text, n1, n1e);
+        PyObject *nm;
+        if (want_spans) {
+            if (push2(&name_spans, n1, n1e) < 0)
+                goto done;
+            nm = Py_None;
+            Py_INCREF(nm);
+        } else {
+            nm = PyUnicode_Substring(text, n1, n1e);
+        }
         /* the shape triple: one of the last few met again (generated automata
            have a handful), else new strings */
         Py_ssize_t sa[3] = {n1e, c1, e1}, sb[3] = {b1, d1 ? d1 : c1, f1 ? f1 : e1};
@@ -1212,7 +1317,7 @@ static PyObject *flat_rows(PyObject *self, PyObject *args) {
                 next_recent = (next_recent + 1) % RECENT;
             }
         }
-        int bad = !nm || !key || PyList_Append(names, nm) < 0 || PyList_Append(shapes, key) < 0;
+        int bad = !nm || !key || (!want_spans && PyList_Append(names, nm) < 0) || PyList_Append(shapes, key) < 0;
         Py_XDECREF(nm);
         Py_XDECREF(key);
         if (bad)
@@ -1221,6 +1326,11 @@ static PyObject *flat_rows(PyObject *self, PyObject *args) {
             Py_ssize_t a = k ? e0 : c0, b = k ? e1 : c1;
             if (b <= a)
                 continue;
+            if (want_spans) {
+                if (push2(&target_spans, a, b) < 0)
+                    goto done;
+                continue;
+            }
             PyObject *tg = PyUnicode_Substring(text, a, b);
             if (!tg || PyList_Append(targets, tg) < 0) {
                 Py_XDECREF(tg);
@@ -1228,6 +1338,17 @@ static PyObject *flat_rows(PyObject *self, PyObject *args) {
             }
             Py_DECREF(tg);
         }
+    }
+    if (want_spans) {
+        PyObject *nb = PyBytes_FromStringAndSize((const char *)name_spans.data,
+                                                 (Py_ssize_t)sizeof(int64_t) * name_spans.len);
+        PyObject *tb = nb ? PyBytes_FromStringAndSize((const char *)target_spans.data,
+                                                      (Py_ssize_t)sizeof(int64_t) * target_spans.len) : NULL;
+        if (nb && tb)
+            result = PyTuple_Pack(3, nb, tb, shapes);
+        Py_XDECREF(nb);
+        Py_XDECREF(tb);
+        goto done;
     }
     result = PyTuple_Pack(3, names, targets, shapes);
     goto done;
@@ -1241,6 +1362,183 @@ done:
     Py_XDECREF(targets);
     Py_XDECREF(shapes);
     Py_XDECREF(empty);
+    free(name_spans.data);
+    free(target_spans.data);
+    return result;
+}
+
+/* resolve_spans(text, names, targets) -> (status, bytes)
+ * As resolve, for names and targets given as spans of the text (the bytes
+ * of an array('q') of (start, end) pairs, from flat_rows(..., spans=1)):
+ * the index of every target among the names, with no string object made.
+ * Hashes are computed here from the characters (FNV-1a over the code units:
+ * the text has one kind), and names compare by their characters. */
+static inline uint64_t span_hash(const Text *t, Py_ssize_t a, Py_ssize_t b) {
+    uint64_t h = 1469598103934665603ULL;
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+        for (Py_ssize_t i = a; i < b; i++)
+            h = (h ^ d[i]) * 1099511628211ULL;
+    } else if (t->kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *d = (const Py_UCS2 *)t->data;
+        for (Py_ssize_t i = a; i < b; i++)
+            h = (h ^ d[i]) * 1099511628211ULL;
+    } else {
+        for (Py_ssize_t i = a; i < b; i++)
+            h = (h ^ PyUnicode_READ(t->kind, t->data, i)) * 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+static inline int same_span(const Text *t, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c, Py_ssize_t d) {
+    return b - a == d - c &&
+           memcmp((const char *)t->data + a * t->kind, (const char *)t->data + c * t->kind,
+                  (size_t)((b - a) * t->kind)) == 0;
+}
+
+#define SPAN_BATCH 32
+
+/* the hashes of `count` spans into hs, and their first slots prefetched */
+static inline void prefetch_slots(const Text *t, const int64_t *spans, Py_ssize_t count, const Slot *slot,
+                                  size_t mask, uint64_t *hs) {
+    for (Py_ssize_t b = 0; b < count; b++) {
+        hs[b] = span_hash(t, spans[2 * b], spans[2 * b + 1]);
+        __builtin_prefetch(&slot[hs[b] & mask]);
+    }
+}
+
+/* for each of `count` hashes whose first slot holds a name with the same
+ * tag, that name's offsets, then its characters, prefetched */
+static inline void prefetch_names(const Text *t, const int64_t *ns, Py_ssize_t count, const Slot *slot,
+                                  size_t mask, const uint64_t *hs) {
+    int32_t k[SPAN_BATCH];
+    for (Py_ssize_t b = 0; b < count; b++) {
+        const Slot *s = &slot[hs[b] & mask];
+        k[b] = s->index >= 0 && s->hash == (uint32_t)(hs[b] >> 32) ? s->index : -1;
+        if (k[b] >= 0)
+            __builtin_prefetch(&ns[2 * (Py_ssize_t)k[b]]);
+    }
+    for (Py_ssize_t b = 0; b < count; b++)
+        if (k[b] >= 0)
+            __builtin_prefetch((const char *)t->data + ns[2 * (Py_ssize_t)k[b]] * t->kind);
+}
+
+static int take_spans(PyObject *obj, Buf *b, Py_ssize_t len, const char *what) {
+    b->held = 0;
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    b->held = 1;
+    const int64_t *s = (const int64_t *)b->view.buf;
+    Py_ssize_t n = b->view.len / (Py_ssize_t)sizeof(int64_t);
+    if (b->view.len % (Py_ssize_t)(2 * sizeof(int64_t)) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: expected (start, end) pairs of int64", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i += 2)
+        if (s[i] < 0 || s[i] > s[i + 1] || s[i + 1] > len) {
+            PyErr_Format(PyExc_ValueError, "%s: a span outside the text", what);
+            return -1;
+        }
+    return 0;
+}
+
+static PyObject *resolve_spans(PyObject *self, PyObject *args) {
+    PyObject *text, *onames, *otargets;
+    Buf names = {0}, targets = {0};
+    if (!PyArg_ParseTuple(args, "UOO", &text, &onames, &otargets))
+        return NULL;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    PyObject *result = NULL, *out = NULL;
+    Slot *slot = NULL;
+    int status = 0;
+    if (take_spans(onames, &names, len, "names") < 0 || take_spans(otargets, &targets, len, "targets") < 0)
+        goto done;
+    Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), len};
+    const int64_t *ns = (const int64_t *)names.view.buf, *ts = (const int64_t *)targets.view.buf;
+    Py_ssize_t n = names.view.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    Py_ssize_t m = targets.view.len / (Py_ssize_t)(2 * sizeof(int64_t));
+    if (n >= INT_MAX / 4 || m > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "resolve_spans: too many names");
+        goto done;
+    }
+    size_t cap = 16;
+    while (cap < (size_t)n * 2)
+        cap <<= 1;
+    size_t mask = cap - 1;
+    slot = malloc(sizeof(Slot) * cap);
+    if (!slot) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < cap; i++)
+        slot[i].index = -1;
+    /* Lookups are random accesses into a table larger than the caches: they
+     * go in batches, whose slots (then, for the targets, the names' offsets
+     * and characters the slots point to) are prefetched before the exact
+     * probes, which are the plain loops below. */
+    uint64_t hs[SPAN_BATCH];
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n && !status; i++) {
+        Py_ssize_t a = ns[2 * i], b = ns[2 * i + 1];
+        if (i % SPAN_BATCH == 0)
+            prefetch_slots(&t, ns + 2 * i, (n - i < SPAN_BATCH ? n - i : SPAN_BATCH), slot, mask, hs);
+        uint64_t h = hs[i % SPAN_BATCH];
+        size_t j = (size_t)h & mask;
+        while (slot[j].index >= 0) {
+            Py_ssize_t k = slot[j].index;
+            if (slot[j].hash == (uint32_t)(h >> 32) && same_span(&t, ns[2 * k], ns[2 * k + 1], a, b)) {
+                status = 1;
+                break;
+            }
+            j = (j + 1) & mask;
+        }
+        if (status)
+            break;
+        slot[j].hash = (uint32_t)(h >> 32);
+        slot[j].index = (int32_t)i;
+    }
+    Py_END_ALLOW_THREADS
+    if (status == 0) {
+        out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int) * m);
+        if (!out)
+            goto done;
+        int *dst = (int *)PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < m && !status; i++) {
+            Py_ssize_t a = ts[2 * i], b = ts[2 * i + 1];
+            if (i % SPAN_BATCH == 0) {
+                Py_ssize_t count = m - i < SPAN_BATCH ? m - i : SPAN_BATCH;
+                prefetch_slots(&t, ts + 2 * i, count, slot, mask, hs);
+                prefetch_names(&t, ns, count, slot, mask, hs);
+            }
+            uint64_t h = hs[i % SPAN_BATCH];
+            size_t j = (size_t)h & mask;
+            int found = -1;
+            while (slot[j].index >= 0) {
+                Py_ssize_t k = slot[j].index;
+                if (slot[j].hash == (uint32_t)(h >> 32) && same_span(&t, ns[2 * k], ns[2 * k + 1], a, b)) {
+                    found = (int)k;
+                    break;
+                }
+                j = (j + 1) & mask;
+            }
+            if (found < 0)
+                status = 2;
+            dst[i] = found;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (status != 0) {
+        Py_CLEAR(out);
+        out = PyBytes_FromStringAndSize("", 0);
+        if (!out)
+            goto done;
+    }
+    result = Py_BuildValue("(iO)", status, out);
+done:
+    Py_XDECREF(out);
+    free(slot);
+    RELEASE(&names, &targets);
     return result;
 }
 
@@ -1252,9 +1550,12 @@ static PyMethodDef methods[] = {
     {"critical", critical, METH_VARARGS, "The critical transitions and the rate classes they use."},
     {"weigh", weigh, METH_VARARGS, "Costs of critical transitions and the longest path over them."},
     {"take", take, METH_VARARGS, "values[index[i]] for every i, as the bytes of an array('i')."},
+    {"expand", expand, METH_O, "i repeated counts[i] times for every i, as the bytes of an array('i')."},
+    {"spread", spread, METH_VARARGS, "The CSR rows values[start[j]:start[j+1]] of every j in ids, concatenated."},
     {"firsts", firsts, METH_VARARGS, "The first (or second) of increasing edges in each component."},
     {"seed", seed, METH_VARARGS, "The start of a multi-source search from a mask of states."},
     {"resolve", resolve, METH_VARARGS, "The index of every target name among the state names."},
+    {"resolve_spans", resolve_spans, METH_VARARGS, "resolve, for names and targets given as spans of a text."},
     {"line_starts", line_starts, METH_O, "0 and the offset after every newline of a str."},
     {"where", where, METH_O, "The indices of the nonzero bytes of a mask."},
     {"same_component", same_component, METH_VARARGS, "1 where both ends of a transition share a component."},

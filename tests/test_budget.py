@@ -322,13 +322,17 @@ def test_violation_witness_with_sensitivity_below_one_replays(capsys, tmp_path):
 # ---------------------------------------------------------------------------
 # cost
 
-def test_default_search_is_cheap_on_the_examples():
+def test_default_search_is_cheap_on_the_examples(monkeypatch):
     from dslc.pipeline import check_path
+    monkeypatch.setattr(lower_bound, "_MEMO", {})
+    searched = 0
     for path in sorted((ROOT / "examples").glob("*.dp")) + sorted((ROOT / "stdlib").glob("*.dp")):
-        for b in check_path(str(path)).blocks:
-            lb = getattr(b.analysis, "lower", None) if b.kind in ("automaton", "mechanism") else None
-            if lb is not None and b.bounds.get("budget") is None:
+        for b in check_path(str(path), {"lower_bound_time": 0}).blocks:
+            if b.kind in ("automaton", "mechanism") and b.d is not None and b.bounds.get("budget") is None:
+                lb = search(b.ir, b.analysis, F(b.d))
+                searched += lb.searched
                 assert lb.seconds <= 0.35, (path.name, b.name, lb.seconds)
+    assert searched >= 8                                   # (9 of the blocks are searched)
 
 
 def test_search_respects_its_time_on_a_large_automaton():
@@ -427,9 +431,44 @@ def test_a_failing_search_never_costs_the_verdict(monkeypatch):
     def broken(*args, **kwargs):
         raise IndexError("simulated")
     monkeypatch.setattr(lower_bound, "instantiate", broken)
+    monkeypatch.setattr(lower_bound, "_MEMO", {})          # no search kept from another test
     for b in blocks((ROOT / "examples/svt.dp").read_text(encoding="utf-8")):
         assert b.verdict is Verdict.PRIVATE and b.d == 1
         assert "d ≤ 1 (no lower bound: an internal problem" in b.summary
     (b,) = blocks("mechanism m(T = 0) budget ε { x := Lap(ε/2, T); loop { "
                   "if Lap(ε/4, read()) >= x { output ⊤; halt }; output ⊥ } }")
     assert b.verdict is Verdict.PRIVATE                     # d ≤ D is proven without a witness
+
+
+def test_a_repeated_block_reuses_the_first_search(monkeypatch):
+    """The same automaton under other names gets the first one's verified
+    witness (no new search), and that witness replays on it; an automaton
+    that differs in one number is searched again."""
+    monkeypatch.setattr(lower_bound, "_MEMO", {})
+    calls = []
+    inner = lower_bound._search_bound
+    monkeypatch.setattr(lower_bound, "_search_bound", lambda *a, **k: calls.append(a[0].name) or inner(*a, **k))
+    text = (ROOT / "examples/svt.dp").read_text(encoding="utf-8")
+    other = text.replace("svt_automaton", "copy").replace("mechanism svt(", "mechanism svt2(")
+    changed = text.replace("svt_automaton", "third").replace("mechanism svt(", "mechanism svt3(") \
+                  .replace("q2 input Lap(ε/4, 0)", "q2 input Lap(ε/3, 0)")
+    first, again = blocks(text), blocks(other)
+    assert calls == ["svt", "svt_automaton"]
+    for a, b in zip(first, again):
+        assert b.summary == a.summary and b.bounds["d_lower"] == a.bounds["d_lower"] == "0.999"
+        assert b.bounds["d_lower_witness"]["commands"][0].split("--block ")[1].startswith(b.name + " ")
+        lb = search(b.ir, b.analysis, F(b.d))
+        assert lb.evaluations == 0 and lb.witness is not None         # from the first search
+        check_witness(b.ir, lb, F(b.d))
+    blocks(changed)
+    assert calls[2:] == ["third"]                          # the mechanism is the same automaton
+
+
+def test_a_search_that_ran_out_of_time_is_not_kept(monkeypatch):
+    monkeypatch.setattr(lower_bound, "_MEMO", {})
+    (b,) = blocks("automaton a { state q0 noinput Lap(ε/2, 0) { true -> q1 output ⊥ store }\n"
+                  "state q1 input Lap(ε/4, 0) { insample < x -> q1 output ⊥; insample >= x -> q2 output ⊤ }\n"
+                  "state q2 input Lap(ε/4, 0) { } }", lower_bound_time=0)
+    lb = search(b.ir, b.analysis, F(b.d), seconds=1e-9)
+    assert lb.cut_short or not lb.searched
+    assert not lower_bound._MEMO

@@ -108,6 +108,90 @@ def test_native_name_resolution_gives_the_python_result(monkeypatch, names, data
     assert (None if fast is None else list(fast)) == (None if slow is None else list(slow))
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "s1", "s10", "é", "名", "q'", "😀x", "x" * 40]), max_size=12),
+       st.lists(st.sampled_from(["a", "b", "s1", "s10", "é", "名", "q'", "😀x", "zz", "s100"]), max_size=12),
+       st.sampled_from(["", "é", "😀"]))
+def test_native_resolution_from_offsets_gives_the_python_result(names, targets, filler):
+    """resolve_spans (names and targets as offsets into one text, as the C
+    reader gives them) agrees with the lowering's dictionary: the same index
+    for every target, None for a name declared twice or a target not declared."""
+    import dslc.ir.lower_automaton as lowering
+    from dslc.syntax.fast_automaton import SpanNames
+    parts, name_spans, target_spans, pos = [], array("q"), array("q"), 0
+    for word, spans in [(w, name_spans) for w in names] + [(w, target_spans) for w in targets]:
+        parts.append(word + " " + filler)         # the filler sets the text's kind (1, 2 or 4 bytes)
+        spans.extend([pos, pos + len(word)])
+        pos += len(word) + 1 + len(filler)
+    text = "".join(parts)
+    fast = lowering._resolve_spans(text, name_spans, target_spans)
+    slow = lowering._resolve(list(names), array("i", [-1] * len(targets)), list(targets))
+    assert (None if fast is None else list(fast)) == (None if slow is None else list(slow))
+    shown = SpanNames(text)
+    shown.spans.extend(name_spans)
+    assert len(shown) == len(names) and list(shown) == names
+    assert [shown[k] for k in range(-len(names), len(names))] == names + names
+    with pytest.raises(ValueError):
+        native.resolve_spans(text, array("q", [0, len(text) + 1]), array("q"))      # outside the text
+    with pytest.raises(ValueError):
+        native.resolve_spans(text, array("q", [0]), array("q"))                     # not pairs
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 255), max_size=40))
+def test_native_expand_gives_the_python_sources(counts):
+    """expand: the source of every transition of consecutive rows (FlatDiPA's src)."""
+    from itertools import chain, repeat
+    got = array("i")
+    got.frombytes(native.expand(bytes(counts)))
+    assert list(got) == list(chain.from_iterable(map(repeat, range(len(counts)), counts)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(-5, 5), max_size=3), min_size=1, max_size=8), st.data())
+def test_native_spread_gives_the_python_rows(rows, data):
+    """spread: the rows of the given ids one after the other (the kinds of a
+    flat block's transitions, from its states' shapes)."""
+    from itertools import accumulate, chain
+    ids = data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=30))
+    start = array("i", [0])
+    start.extend(accumulate(map(len, rows)))
+    got = array("i")
+    got.frombytes(native.spread(array("i", chain.from_iterable(rows)), start, array("i", ids)))
+    assert list(got) == [v for j in ids for v in rows[j]]
+    with pytest.raises(ValueError):
+        native.spread(array("i", chain.from_iterable(rows)), start, array("i", [len(rows)]))
+    if len(start) > 1 and start[-1] > 0:
+        with pytest.raises(ValueError):
+            native.spread(array("i", chain.from_iterable(rows)), array("i", list(start)[:-1] + [0]), array("i", []))
+
+
+def test_flat_lowering_is_the_same_without_the_native_loops(monkeypatch):
+    """A flat block's columns (sources, kinds, rate classes) with and without C."""
+    from benchmarks.gen_dipa import random_ill_formed, to_text
+    import dslc.ir.flat_dipa as flat
+    import dslc.ir.lower_automaton as lowering
+    from dslc.pipeline import check_source
+    from dslc.source import SourceFile
+
+    text = to_text(random_ill_formed(3000))
+
+    def columns():
+        src = SourceFile("g.dp", text)
+        result = check_source(src).blocks[0]
+        return result.ir.own_columns(), result.ir._kind_id
+
+    fast = columns()
+    with monkeypatch.context() as m:
+        import dslc.native
+        m.setattr(dslc.native, "module", None)           # the reader's strings, no offsets
+        m.setattr(flat, "_native", None)
+        m.setattr(lowering, "_native", None)
+        slow = columns()
+    assert fast[0] == slow[0] and list(fast[1]) == list(slow[1])
+    assert fast[0].start is not None and len(fast[0].src) == fast[0].m > 3000
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(["a", "\n", "é", "名", "😀", " ", "\r"]), max_size=60))
 def test_native_line_table_gives_the_python_one(text):
@@ -205,6 +289,16 @@ def test_native_flat_rows_give_the_regular_expression_rows(seed):
         assert names == list(map(_NAME_OF, rows))
         assert targets == [t for r in rows for t in _TARGETS_OF(r) if t]
         assert shapes == list(map(_SHAPE_OF, rows))
+    # the same rows with names and targets as offsets into the text
+    spans = native.flat_rows(text, pos, stop, 1)
+    assert (spans is None) == (got is None)
+    if spans is not None:
+        name_spans, target_spans = array("q"), array("q")
+        name_spans.frombytes(spans[0])
+        target_spans.frombytes(spans[1])
+        assert [text[a:b] for a, b in zip(name_spans[::2], name_spans[1::2])] == got[0]
+        assert [text[a:b] for a, b in zip(target_spans[::2], target_spans[1::2])] == got[1]
+        assert spans[2] == got[2]
 
 
 def test_the_random_rows_exercise_both_outcomes():

@@ -44,7 +44,7 @@ from __future__ import annotations
 import decimal
 import heapq
 import os
-from dslc.record import record
+from dslc.record import record, replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -398,10 +398,47 @@ def _moves(dipa: DiPA, cand: Candidate):
 # ---------------------------------------------------------------------------
 # the search
 
+# Searches already done in this process, by the automaton's structure and
+# numbers (names and spans left out: the witness's steps are transition
+# indices, inputs and intervals, and its probabilities depend on nothing
+# else).  A file or an editor's document often repeats a block under other
+# names; the second one reuses the first one's verified witness.  Only
+# searches that ran to their end without a problem are kept (they do not
+# depend on the time they were given), and only for small automata.
+_MEMO: dict[tuple, LowerBound] = {}
+MEMO_ENTRIES = 1024
+MEMO_MAX_TRANSITIONS = 400
+
+
+def _memo_key(dipa: DiPA, upper: Fraction, target: Fraction | None) -> tuple | None:
+    if target is not None or len(dipa.transitions) > MEMO_MAX_TRANSITIONS:
+        return None
+    states = tuple((s.is_input, s.d, s.mu, s.d_prime, s.mu_prime, s.terminal) for s in dipa.states)
+    moves = tuple((t.source, t.guard, t.target, t.output.kind, t.output.symbol, t.store)
+                  for t in dipa.transitions)
+    return (dipa.initial, dipa.sensitivity, upper, states, moves)
+
+
 def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEARCH_SECONDS,
            target: Fraction | None = None) -> LowerBound:
     """The best lower bound found within ``seconds`` (stops early once it is
-    tight, or, with ``target``, once a witness beats it)."""
+    tight, or, with ``target``, once a witness beats it).  The same automaton
+    under other names gets the result of its first search (see _MEMO)."""
+    key = _memo_key(dipa, upper, target) if seconds > 0 else None
+    if key is not None:
+        kept = _MEMO.get(key)
+        if kept is not None:
+            return replace(kept, seconds=0.0, evaluations=0)
+    result = _search_bound(dipa, found, upper, seconds, target)
+    if key is not None and result.searched and not result.cut_short and result.problem is None:
+        if len(_MEMO) >= MEMO_ENTRIES:
+            _MEMO.clear()
+        _MEMO[key] = result
+    return result
+
+
+def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float,
+                  target: Fraction | None) -> LowerBound:
     result = LowerBound()
     n = len(dipa.states)
     if upper == 0:

@@ -26,6 +26,7 @@ from operator import le
 from collections import namedtuple
 from collections.abc import Sequence
 
+from dslc.native import module as _native      # the loops over every transition in C, or None
 from dslc.syntax.fast_automaton import OnDemand
 from dslc.ir.dipa import DiPA, Guard, Output, OutKind, State, Transition
 
@@ -108,6 +109,10 @@ def lookup(values, ids: array, kind):
     if kind is bytes and len(values) <= 256 and ids.itemsize == 4 and sys.byteorder == "little" \
             and all(0 <= v < 256 for v in values):
         return ids.tobytes()[::4].translate(bytes(values) + bytes(256 - len(values)))
+    if kind is array and _native is not None and ids.itemsize == 4 and ids.typecode == "i":
+        out = array("i")
+        out.frombytes(_native.take(array("i", values), ids))
+        return out
     got = map(values.__getitem__, ids)
     return bytes(got) if kind is bytes else array("i", got)
 
@@ -157,7 +162,11 @@ class FlatDiPA(DiPA):
         if not self._intact():
             return None
         if self._columns is None:
-            src = array("i", chain.from_iterable(map(repeat, range(len(self._names)), self._counts)))
+            if _native is not None:
+                src = array("i")
+                src.frombytes(_native.expand(self._counts))
+            else:
+                src = array("i", chain.from_iterable(map(repeat, range(len(self._names)), self._counts)))
             rates = [(d, d2) for d, _mu, d2, _mu2 in self._classes]
             self._columns = Columns(len(self._names), len(self._dst), self._start, src, self._dst, self._code,
                                     bytes(self._is_input), self._rate, rates)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from array import array
 from fractions import Fraction
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import eq
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
@@ -103,7 +103,7 @@ def _lower_flat(block) -> tuple[DiPA, list[Diagnostic]] | None:
     messages)."""
     cols = block.flat
     n = len(cols.names)
-    if n == 0 or cols.targets is None:
+    if n == 0 or (cols.targets is None and cols.target_spans is None):    # lowered before: targets dropped
         return None
     resolve = constant_resolver()
     claims, claim_diags = lower_claims(block.claims, resolve)
@@ -144,17 +144,42 @@ def _lower_flat(block) -> tuple[DiPA, list[Diagnostic]] | None:
         shape_rate.append(1 if d == 0 or (d2 == 0 and any(o.kind is OutKind.INSAMPLE_PRIME for _g, o in ts)) else 0)
     shape_id = cols.shape_id
     counts = bytes(map(len, shape_kinds))
-    dst = _resolve(cols.names, cols.target_ids, cols.targets)
+    if cols.target_spans is not None:         # read in C: names and targets are offsets
+        dst = _resolve_spans(cols.source.text, cols.names.spans, cols.target_spans)
+    else:
+        dst = _resolve(cols.names, cols.target_ids, cols.targets)
     if dst is None:                           # a name declared twice (E102) or unknown (E101)
         return None
-    cols.targets = cols.target_ids = None     # not needed again
+    cols.targets = cols.target_ids = cols.target_spans = None     # not needed again
     dipa = FlatDiPA.build(block, cols.names,
                           lookup(shape_input, shape_id, bytes), lookup(shape_class, shape_id, array),
                           list(classes), lookup(counts, shape_id, bytes), dst,
-                          array("i", chain.from_iterable(map(shape_kinds.__getitem__, shape_id))), list(kinds),
+                          _kind_ids(shape_kinds, shape_id), list(kinds),
                           shape_id, shape_rules, shape_rate)
     _set_claims(dipa, claims)
     return dipa, []
+
+
+def _kind_ids(shape_kinds: list[tuple[int, ...]], shape_id: array) -> array:
+    """The kind of every transition: those of its state's shape, state after state."""
+    if _native is not None:
+        start = array("i", [0])
+        start.extend(accumulate(map(len, shape_kinds)))
+        out = array("i")
+        out.frombytes(_native.spread(array("i", chain.from_iterable(shape_kinds)), start, shape_id))
+        return out
+    return array("i", chain.from_iterable(map(shape_kinds.__getitem__, shape_id)))
+
+
+def _resolve_spans(text: str, names: array, targets: array) -> array | None:
+    """:func:`_resolve` for names and targets given as (start, end) offsets
+    into ``text`` (the C reader's form; resolved in C from the characters)."""
+    status, filled = _native.resolve_spans(text, names, targets)
+    if status:
+        return None
+    dst = array("i")
+    dst.frombytes(filled)
+    return dst
 
 
 def _resolve(names: list[str], ids: array, targets: list[str]) -> array | None:

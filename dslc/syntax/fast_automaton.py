@@ -340,6 +340,7 @@ WINDOW_CHARS = 1 << 14         # the text is read in windows of about this many 
 LOCAL_TRIAL = 4096             # targets looked up near their state before judging whether that pays
 
 _WS_CHARS = " \t\f\r\n\u00a0"
+_MINUS_ONES = array("i", [-1]).tobytes()      # one -1 of an array("i"), as bytes
 _SEP = r"[ \t\f\r\n\u00a0;]*+"          # ';' and spaces between items (the `skip` of plain blocks)
 # A guard up to its arrow, as the per-state reader's transition pattern reads
 # it; what a shape holds is checked by that reader, so a loose pattern here
@@ -391,23 +392,58 @@ def _shape(key: tuple[str, str, str]) -> Shape | None:
     return Shape(decl)
 
 
+class SpanNames:
+    """The state names of a flat block as (start, end) offsets into the text,
+    two per name in an array('q'): a name is sliced from the text when asked
+    for, so a block of 10^7 states makes no string per state (the C reader
+    and :func:`dslc.ir.lower_automaton._resolve` work on the offsets)."""
+
+    __slots__ = ("text", "spans")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.spans = array("q")
+
+    def __len__(self) -> int:
+        return len(self.spans) >> 1
+
+    def __getitem__(self, k: int) -> str:
+        n = len(self.spans) >> 1
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError("name index out of range")
+        return self.text[self.spans[2 * k]:self.spans[2 * k + 1]]
+
+    def __iter__(self):
+        text, spans = self.text, self.spans
+        return (text[spans[i]:spans[i + 1]] for i in range(0, len(spans), 2))
+
+
 class FlatColumns:
     """The columns of a flat read: per state its name and shape, per
     transition its target's name; and the offsets of the windows, from
-    which :meth:`state_decl` finds any state again."""
+    which :meth:`state_decl` finds any state again.
 
-    def __init__(self, source: SourceFile, close: int):
+    Two forms, one per reader: with the C module, ``names`` is a
+    :class:`SpanNames` and ``target_spans`` holds every transition's target
+    as offsets (``target_ids`` and ``targets`` are None); without it,
+    ``names`` is a list of strings and the targets are ``target_ids`` and
+    ``targets`` (below)."""
+
+    def __init__(self, source: SourceFile, close: int, spans: bool = False):
         self.source = source
         self.close = close                           # offset of the block's closing `}`
-        self.names: list[str] = []
+        self.names: list[str] | SpanNames = SpanNames(source.text) if spans else []
+        self.target_spans: array | None = array("q") if spans else None
         self.shape_id = array("i")
         self.shapes: list[Shape] = []
         # Per transition, the index of its target state when the name was found
         # among the states of its window or the next one, else -1 and the name
         # in ``targets`` (in order).  A name declared twice makes this a guess:
         # the lowering checks that every name is declared once before using it.
-        self.target_ids = array("i")
-        self.targets: list[str] | None = []          # dropped by the lowering
+        self.target_ids: array | None = None if spans else array("i")
+        self.targets: list[str] | None = None if spans else []     # dropped by the lowering
         self.wstart = array("q")                     # offset where each window starts
         self.wfirst = array("q")                     # index of each window's first state
         self._cursor = (-1, 0)                       # (state index, offset) of the next state
@@ -547,13 +583,14 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
     if close <= body_start or text[close - 1] != "}":
         return None
     close -= 1
+    from dslc.native import module as native
+    if native is not None:
+        return _read_flat_spans(source, head_start, name, claims, body_start, close, native)
     cols = FlatColumns(source, close)
     names, targets, shapes, shape_id = cols.names, cols.targets, cols.shapes, cols.shape_id
     target_ids = cols.target_ids
     shape_map: dict[tuple[str, str, str], int] = {}
     findall = _flat_state().findall
-    from dslc.native import module as native
-    rows_of = native.flat_rows if native is not None else None
     pending: tuple[int, list[str]] | None = None      # first state and targets of the previous window
 
     misses = [0, 0]                  # targets looked up locally, and not found there
@@ -564,7 +601,7 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
         lookups miss (targets spread over the whole block), every target is
         left to the lowering's lookup among all names."""
         if misses[0] >= LOCAL_TRIAL and misses[1] * 2 > misses[0]:
-            target_ids.extend(repeat(-1, len(wanted)))
+            target_ids.frombytes(_MINUS_ONES * len(wanted))
             targets.extend(wanted)
             return
         local = dict(zip(names[first:], range(first, len(names))))
@@ -581,16 +618,12 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
         limits.checkpoint()
         stop = text.find("}", pos + WINDOW_CHARS, close)
         stop = close if stop < 0 else stop + 1
-        # the rows of the window: in C when built (the regular expression's
-        # groups exactly, or None where it would meet a row it cannot read)
-        got = rows_of(text, pos, stop) if rows_of is not None else None
-        if got is None:
-            rows = findall(text, pos, stop)
-            if any(map(_BAD_OF, rows)):
-                return None
-            got = (list(map(_NAME_OF, rows)), list(filter(None, chain.from_iterable(map(_TARGETS_OF, rows)))),
-                   list(map(_SHAPE_OF, rows)))
-        row_names, row_targets, keys = got
+        rows = findall(text, pos, stop)
+        if any(map(_BAD_OF, rows)):
+            return None
+        row_names = list(map(_NAME_OF, rows))
+        row_targets = list(filter(None, chain.from_iterable(map(_TARGETS_OF, rows))))
+        keys = list(map(_SHAPE_OF, rows))
         if row_names:
             cols.wstart.append(pos)
             first = len(names)
@@ -599,20 +632,66 @@ def read_flat(source: SourceFile, head_start: int, name: re.Match, claims: list[
             if pending is not None:
                 resolve(*pending)
             pending = (first, row_targets)
-            ids = array("i", map(shape_map.get, keys, repeat(-1)))
-            if -1 in ids:                        # shapes not seen before
-                for key in set(compress(keys, map(eq, ids, repeat(-1)))):
-                    shape = _shape(key)
-                    if shape is None:
-                        return None
-                    shape_map[key] = len(shapes)
-                    shapes.append(shape)
-                ids = array("i", map(shape_map.__getitem__, keys))
+            ids = _shape_ids(keys, shape_map, shapes)
+            if ids is None:
+                return None
             shape_id.extend(ids)
         pos = stop
     if pending is not None:
         resolve(*pending)
+    return _flat_block(source, head_start, name, claims, close, cols)
+
+
+def _flat_block(source: SourceFile, head_start: int, name: re.Match, claims: list[ast.Claim], close: int,
+                cols: FlatColumns) -> FlatAutomatonBlock:
     block = FlatAutomatonBlock(Span(source, head_start, close + 1), name.group(),
-                               Span(source, name.start(), name.end()), states=OnDemand(len(cols.names), cols.state_decl, "states"), claims=claims)
+                               Span(source, name.start(), name.end()),
+                               states=OnDemand(len(cols.names), cols.state_decl, "states"), claims=claims)
     block.flat = cols
     return block
+
+
+def _shape_ids(keys: list, shape_map: dict, shapes: list[Shape]) -> array | None:
+    """The shape of every state of a window (new shapes parsed and added),
+    or None when a new one does not parse."""
+    ids = array("i", map(shape_map.get, keys, repeat(-1)))
+    if -1 in ids:                        # shapes not seen before
+        for key in set(compress(keys, map(eq, ids, repeat(-1)))):
+            shape = _shape(key)
+            if shape is None:
+                return None
+            shape_map[key] = len(shapes)
+            shapes.append(shape)
+        ids = array("i", map(shape_map.__getitem__, keys))
+    return ids
+
+
+def _read_flat_spans(source: SourceFile, head_start: int, name: re.Match, claims: list[ast.Claim],
+                     body_start: int, close: int, native) -> FlatAutomatonBlock | None:
+    """read_flat with the C module: names and targets as offsets into the
+    text (:class:`SpanNames`), every target resolved later by the lowering."""
+    text = source.text
+    cols = FlatColumns(source, close, spans=True)
+    name_spans, target_spans, shapes, shape_id = cols.names.spans, cols.target_spans, cols.shapes, cols.shape_id
+    shape_map: dict[tuple[str, str, str], int] = {}
+    rows_of = native.flat_rows
+    pos = body_start
+    while pos < close:
+        limits.checkpoint()
+        stop = text.find("}", pos + WINDOW_CHARS, close)
+        stop = close if stop < 0 else stop + 1
+        got = rows_of(text, pos, stop, 1)
+        if got is None:                  # a row the regular expression would not read either
+            return None
+        row_names, row_targets, keys = got
+        if keys:
+            cols.wstart.append(pos)
+            cols.wfirst.append(len(shape_id))
+            name_spans.frombytes(row_names)
+            target_spans.frombytes(row_targets)
+            ids = _shape_ids(keys, shape_map, shapes)
+            if ids is None:
+                return None
+            shape_id.extend(ids)
+        pos = stop
+    return _flat_block(source, head_start, name, claims, close, cols)
