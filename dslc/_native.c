@@ -885,126 +885,6 @@ typedef struct {
     int32_t index;            /* the state, -1 for an empty slot */
 } Slot;
 
-/* Whether str `t` equals the name `name`: equal strings share their kind
- * (CPython keeps strings in canonical form), so bytes compare. */
-static int same_name(PyObject *name, PyObject *t) {
-    Py_ssize_t len = PyUnicode_GET_LENGTH(name);
-    int kind = PyUnicode_KIND(name);
-    return len == PyUnicode_GET_LENGTH(t) && kind == (int)PyUnicode_KIND(t) &&
-           memcmp(PyUnicode_DATA(name), PyUnicode_DATA(t), (size_t)len * (size_t)kind) == 0;
-}
-
-/* resolve(names, ids, targets) -> (status, bytes)
- * The index of every transition's target: ids (array('i')) holds the ones
- * already known and -1 elsewhere; `targets` lists the names of the others,
- * in order.  status 0: the bytes of the filled array('i'); 1: a name is
- * declared twice; 2: a target is not declared (bytes empty then).  The
- * table's slots are 8 bytes (32 bits of the hash and the index), so ten
- * million names fit in 256 MB and a lookup touches one slot, then the name
- * only when 32 bits of the hashes agree. */
-static PyObject *resolve(PyObject *self, PyObject *args) {
-    PyObject *names, *oids, *targets;
-    Buf ids = {0};
-    if (!PyArg_ParseTuple(args, "O!OO!", &PyList_Type, &names, &oids, &PyList_Type, &targets))
-        return NULL;
-    if (take_ints(oids, &ids, 0, "ids") < 0)
-        return NULL;
-    PyObject *result = NULL, *out = NULL;
-    Slot *slot = NULL;
-    Py_hash_t *th = NULL;
-    Py_ssize_t n = PyList_GET_SIZE(names), nt = PyList_GET_SIZE(targets), m = LEN(ids);
-    int status = 0;
-    if (n >= INT_MAX / 4) {
-        PyErr_SetString(PyExc_ValueError, "resolve: too many names");
-        goto done;
-    }
-    size_t cap = 16;
-    while (cap < (size_t)n * 2)
-        cap <<= 1;
-    size_t mask = cap - 1;
-    slot = malloc(sizeof(Slot) * cap);
-    th = malloc(sizeof(Py_hash_t) * (size_t)(nt > 0 ? nt : 1));
-    if (!slot || !th) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (size_t i = 0; i < cap; i++)
-        slot[i].index = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *name = PyList_GET_ITEM(names, i);
-        if (!PyUnicode_Check(name)) {
-            PyErr_SetString(PyExc_TypeError, "resolve: names must be str");
-            goto done;
-        }
-        Py_hash_t h = PyObject_Hash(name);
-        if (h == -1)
-            goto done;
-        size_t j = (size_t)h & mask;
-        while (slot[j].index >= 0) {
-            if (slot[j].hash == (uint32_t)h && same_name(PyList_GET_ITEM(names, slot[j].index), name)) {
-                status = 1;
-                goto finish;
-            }
-            j = (j + 1) & mask;
-        }
-        slot[j].hash = (uint32_t)h;
-        slot[j].index = (int32_t)i;
-    }
-    out = PyBytes_FromStringAndSize((const char *)ids.view.buf, ids.view.len);
-    if (!out)
-        goto done;
-    int *dst = (int *)PyBytes_AS_STRING(out);
-    /* the target names' hashes first (a sequential pass), then the probes */
-    for (Py_ssize_t i = 0; i < nt; i++) {
-        PyObject *t = PyList_GET_ITEM(targets, i);
-        if (!PyUnicode_Check(t)) {
-            PyErr_SetString(PyExc_TypeError, "resolve: targets must be str");
-            goto done;
-        }
-        th[i] = PyObject_Hash(t);
-        if (th[i] == -1)
-            goto done;
-    }
-    Py_ssize_t e = 0;
-    for (Py_ssize_t i = 0; i < nt; i++) {
-        while (e < m && dst[e] != -1)
-            e++;
-        if (e >= m) {
-            PyErr_SetString(PyExc_ValueError, "resolve: more targets than unknown ids");
-            goto done;
-        }
-        PyObject *t = PyList_GET_ITEM(targets, i);
-        size_t j = (size_t)th[i] & mask;
-        int found = -1;
-        while (slot[j].index >= 0) {
-            if (slot[j].hash == (uint32_t)th[i] && same_name(PyList_GET_ITEM(names, slot[j].index), t)) {
-                found = slot[j].index;
-                break;
-            }
-            j = (j + 1) & mask;
-        }
-        if (found < 0) {
-            status = 2;
-            goto finish;
-        }
-        dst[e++] = found;
-    }
-finish:
-    if (status != 0) {
-        Py_CLEAR(out);
-        out = PyBytes_FromStringAndSize("", 0);
-        if (!out)
-            goto done;
-    }
-    result = Py_BuildValue("(iO)", status, out);
-done:
-    Py_XDECREF(out);
-    free(slot);
-    free(th);
-    release(&ids);
-    return result;
-}
-
 /* line_starts(text) -> bytes of an array('q'): 0 and the offset after every
  * '\n' of the str, in order (the line table of dslc.source.SourceFile). */
 #define COUNT_NEWLINES(T)                                   \
@@ -1554,7 +1434,6 @@ static PyMethodDef methods[] = {
     {"spread", spread, METH_VARARGS, "The CSR rows values[start[j]:start[j+1]] of every j in ids, concatenated."},
     {"firsts", firsts, METH_VARARGS, "The first (or second) of increasing edges in each component."},
     {"seed", seed, METH_VARARGS, "The start of a multi-source search from a mask of states."},
-    {"resolve", resolve, METH_VARARGS, "The index of every target name among the state names."},
     {"resolve_spans", resolve_spans, METH_VARARGS, "resolve, for names and targets given as spans of a text."},
     {"line_starts", line_starts, METH_O, "0 and the offset after every newline of a str."},
     {"where", where, METH_O, "The indices of the nonzero bytes of a mask."},

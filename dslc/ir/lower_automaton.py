@@ -175,7 +175,7 @@ def _resolve_spans(text: str, names: array, targets: array) -> array | None:
     """:func:`_resolve` for names and targets given as (start, end) offsets
     into ``text`` (the C reader's form; resolved in C from the characters)."""
     status, filled = _native.resolve_spans(text, names, targets)
-    if status:
+    if status:                    # 1: a name declared twice, 2: a target not declared
         return None
     dst = array("i")
     dst.frombytes(filled)
@@ -186,14 +186,8 @@ def _resolve(names: list[str], ids: array, targets: list[str]) -> array | None:
     """The index of every target, or None if a name is declared twice or a
     target is unknown.  The reader found most targets near their state
     (``ids``, -1 where not); the rest (``targets``, in order) are looked up
-    in a dictionary of every name (a table in C when dslc._native is built)."""
-    if _native is not None and isinstance(names, list) and isinstance(targets, list):
-        status, filled = _native.resolve(names, ids, targets)
-        if status:
-            return None
-        dst = array("i")
-        dst.frombytes(filled)
-        return dst
+    in a dictionary of every name.  (With the C module the reader gives
+    offsets instead, and :func:`_resolve_spans` resolves them.)"""
     n = len(names)
     if len(set(names)) != n:
         return None
