@@ -478,7 +478,7 @@ def _mass(en: _Engine, rho: int, nu: int, lo: int | None, hi: int | None) -> Dec
 def _lcm_den(values) -> int:
     out = 1
     for v in values:
-        den = v.denominator if type(v) is Fraction else Fraction(v).denominator
+        den = _fraction(v).denominator
         if den != 1:
             out = lcm(out, den)
     return out
