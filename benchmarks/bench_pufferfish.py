@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dslc.ir.lower_hmm import lower_markov  # noqa: E402
-from dslc.record import replace  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from dslc.ir.hmm import MarkovModel  # noqa: E402
 from dslc.bounded.check import check_exact, check_model, enumerate_model, explore_model  # noqa: E402
 from dslc.source import SourceFile  # noqa: E402

@@ -39,54 +39,12 @@ dslc checks differential-privacy mechanisms written in `.dp` files.
 """
 
 
-def _columns() -> int:
-    """The terminal's width as shutil.get_terminal_size gives it ($COLUMNS, then
-    the terminal of stdout, then 80)."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
-class _Width:
-    """argparse's formatters ask shutil for the width of the terminal, and
-    shutil imports zlib, bz2 and lzma: about 3 ms of every start-up (issue 14),
-    spent even when no help is printed (argparse builds a formatter to check
-    every argument).  The width is the same, computed as shutil does."""
-
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        super().__init__(prog, indent_increment, max_help_position,
-                         _columns() - 2 if width is None else width)
-
-
-class _Help(_Width, argparse.HelpFormatter):
-    pass
-
-
-class _RawHelp(_Width, argparse.RawDescriptionHelpFormatter):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose formatters (its own and its subcommands') need no shutil."""
-
-    def __init__(self, *args, formatter_class=_Help, **kwargs):
-        if formatter_class is argparse.HelpFormatter:
-            formatter_class = _Help
-        super().__init__(*args, formatter_class=formatter_class, **kwargs)
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with ``only``, the parser of that command alone
     (the other modules are not imported, and their parsers not built: the
     command is already known, so `dslc --help` is the only place they show)."""
-    parser = _Parser(prog="dslc", description=DESCRIPTION, formatter_class=_RawHelp)
+    parser = argparse.ArgumentParser(prog="dslc", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"dslc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, name, help_line in COMMANDS:

@@ -11,11 +11,11 @@ means adding a row here, a rule to the grammar and a backend function.
 from __future__ import annotations
 
 import importlib
-from dslc.record import record
+from dataclasses import dataclass
 from types import ModuleType
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class BlockKind:
     keyword: str
     start_rule: str          # the grammar's start rule for a block of this kind

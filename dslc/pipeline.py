@@ -19,11 +19,11 @@ keep their verdicts.  Every block is checked under a time budget
 from __future__ import annotations
 
 import os
-from dslc.record import record
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import cached_property
-from collections.abc import Callable
-TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
@@ -37,7 +37,7 @@ from dslc.syntax.parser import parse_block
 from dslc.syntax.split import Chunk, split_blocks
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Options:
     """What a check is asked to do (the CLI's flags, the server's settings)."""
     witness: bool = False              # build a counterexample for every DiPA violation
@@ -59,7 +59,7 @@ class Options:
             return cls()
         if isinstance(value, cls):
             return value
-        names = {f for f in cls.__record_fields__}
+        names = {f.name for f in fields(cls)}
         aliases = {"pufferfish_engine": "engine", "pufferfish_encoding": "encoding"}
         kwargs = {}
         for key, v in value.items():

@@ -6,9 +6,9 @@ Backends fill these in; renderers format them.  Nothing here prints.
 from __future__ import annotations
 
 import enum
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
-TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
@@ -23,7 +23,7 @@ class Verdict(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-@record
+@dataclass
 class BlockResult:
     """What checking one block produced.
 
@@ -54,7 +54,7 @@ class BlockResult:
     features: dict[str, Any] = field(default_factory=dict, repr=False)  # editor extras: "symbols", "hover"
 
 
-@record
+@dataclass
 class FileResult:
     path: str
     source: SourceFile | None

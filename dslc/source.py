@@ -11,7 +11,7 @@ import bisect
 from array import array
 from functools import cached_property
 from pathlib import Path
-from collections import namedtuple
+from typing import NamedTuple
 
 
 class SourceFile:
@@ -154,16 +154,16 @@ class SourceFile:
         return f"SourceFile({self.path!r})"
 
 
-class Span(namedtuple("Span", "file start end")):
-    """Offsets ``[start, end)`` into a source file (``file``: SourceFile,
-    ``start``, ``end``: int).
+class Span(NamedTuple):
+    """Offsets ``[start, end)`` into a source file.
 
     A named tuple rather than a dataclass: large automata create millions of
-    spans, and a tuple is several times cheaper to build.  (collections'
-    namedtuple, not typing's: typing is not imported at run time.)
+    spans, and a tuple is several times cheaper to build.
     """
 
-    __slots__ = ()
+    file: SourceFile
+    start: int
+    end: int
 
     @property
     def path(self) -> str:

@@ -328,7 +328,7 @@ def test_merging_keeps_the_repeated_survey_polynomial():
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from bench_pufferfish import REPEATED
-    from dslc.record import replace
+    from dataclasses import replace
     base = load_model(REPEATED)
     for k in (4, 6):
         model = replace(base, horizon=k, epsilon=replace(base.epsilon, ln_base=F(4) ** (k - 1)))

@@ -4,12 +4,12 @@ different files parsed from several threads give exactly the syntax trees
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from pathlib import Path
 
 import dslc.bounded.backend  # noqa: F401 - registers hmm/mdp rules
 import dslc.correlated.backend  # noqa: F401 - registers chain rules
-from dslc import record
 from dslc.source import SourceFile, Span
 from dslc.syntax.parser import parse_block
 from dslc.syntax.split import split_blocks
@@ -36,8 +36,8 @@ def spans(node, source: SourceFile, path: str = "") -> list[tuple[str, int, int]
     if isinstance(node, Span):
         assert node.file is source, f"{path} points into {node.file.path}, not {source.path}"
         out.append((path, node.start, node.end))
-    elif hasattr(type(node), "__record_fields__") and not isinstance(node, type):
-        for f in record.fields(node):
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
             out += spans(getattr(node, f.name), source, f"{path}.{f.name}")
     elif isinstance(node, (list, tuple)):
         for i, item in enumerate(node):

@@ -8,7 +8,7 @@ pair with one SMT query per direction, or synthesise the `find` parameters.
 from __future__ import annotations
 
 import time
-from dslc.record import record, field
+from dataclasses import dataclass, field
 
 import z3
 
@@ -25,7 +25,7 @@ from dslc.results import BlockResult, Verdict
 DEFAULT_TIMEOUT = 60.0
 
 
-@record
+@dataclass
 class Analysis:
     """What the bounded check found, before any text: the model's symbolic
     obligations that failed (E2xx, found by z3), or the engine's outcome."""

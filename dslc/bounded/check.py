@@ -27,7 +27,7 @@ decides, the bounds are tightened; after the last level the answer is
 from __future__ import annotations
 
 import time
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import z3
@@ -57,7 +57,7 @@ ENUM_PROBE_WORK = 10_000_000
 PROBE_SHARE = 0.25
 
 
-@record
+@dataclass
 class Violation:
     pair: SecretPair
     left: int                        # secret index: the side that is more likely
@@ -73,7 +73,7 @@ class Violation:
         return None if self.p_right == 0 else self.p_left / self.p_right
 
 
-@record
+@dataclass
 class Outcome:
     verdict: str                     # "private" | "violation" | "unknown" | "found" | "none"
     violations: list[Violation] = field(default_factory=list)
@@ -562,7 +562,7 @@ def explore_model(model: MarkovModel, env: dict[str, Fraction] | None = None,
     return None, widest, True
 
 
-@record
+@dataclass
 class PruneStats:
     """What the pruned enumeration did over every pair of a model."""
     work: int = 0                  # node_cost × prefixes expanded

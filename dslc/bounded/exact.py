@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dslc.record import record
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dslc.bounded.interrupt import checkpoint
@@ -82,7 +82,7 @@ def ratio(p_left: Fraction, p_right: Fraction) -> Fraction | None:
 
 
 # ------------------------------------------------------------------ enumeration
-@record
+@dataclass
 class EnumResult:
     violation: tuple[list[int], list[int], Fraction, Fraction] | None   # observations, actions, P_left, P_right
     sequences: int                 # leaves visited
@@ -275,7 +275,7 @@ def _lp_bound(p, q, inv: list[list[int]], scale: int) -> Fraction | None:
     return total
 
 
-@record
+@dataclass
 class PrunedResult:
     """The outcome of :func:`pruned_check` for the two directions of a pair.
 
@@ -610,7 +610,7 @@ def all_sequences(model: NumericModel, k: int):
 
 
 # ------------------------------------------------------------------ exact DP over sets of sequences
-@record
+@dataclass
 class ExploreResult:
     violation: tuple[list[int], list[int], Fraction, Fraction] | None
     widest: int                    # the largest number of distinct prefixes kept at one step

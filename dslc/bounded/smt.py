@@ -32,7 +32,7 @@ by a symbolic probability); the comparison is cross-multiplied instead:
 
 from __future__ import annotations
 
-from dslc.record import record
+from dataclasses import dataclass
 from fractions import Fraction
 
 import z3
@@ -83,7 +83,7 @@ def z3_approx(value: z3.ExprRef, digits: int = 30) -> Fraction:
     return Fraction(0)
 
 
-@record
+@dataclass
 class Query:
     """The assertions of one check direction and its free variables."""
     assertions: list[z3.BoolRef]

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 from fractions import Fraction
-TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+from typing import TYPE_CHECKING
 
 from dslc import limits
 from dslc.pipeline import Options, check_paths

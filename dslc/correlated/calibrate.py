@@ -14,7 +14,7 @@ uses.  Nothing here prints.
 from __future__ import annotations
 
 import time
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.ir.chain import ChainIR
@@ -28,7 +28,7 @@ PER_NODE_MAX_T = 100      # exact per-node max-influences up to this length (non
 PER_NODE_WORK = 200_000   # ... and while T·k³·|Θ| (the exact matrix powers) is at most this
 
 
-@record
+@dataclass
 class Mechanism:
     key: str                   # group_dp | markov_quilt | markov_quilt_approx | markov_quilt_combined | wasserstein
     title: str
@@ -59,7 +59,7 @@ class Mechanism:
         return Fraction(self.scale_text)
 
 
-@record
+@dataclass
 class Calibration:
     ir: ChainIR
     mechanisms: list[Mechanism]

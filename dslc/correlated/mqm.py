@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc import limits
@@ -34,7 +34,7 @@ DENSE = 256            # search every distance up to this; geometric steps beyon
 GEOMETRIC = 1.03
 
 
-@record
+@dataclass
 class Quilt:
     node: int
     a: int                  # 0: no left side
@@ -71,7 +71,7 @@ def card(i: int, a: int, b: int, T: int) -> int:
     return (a if a else i) + (b if b else T - i + 1) - 1
 
 
-@record
+@dataclass
 class SearchResult:
     sigma: float                       # σ_max, an upper bound (float)
     sigma_exact: Fraction | None       # σ_max exactly, when the worst quilt has influence 0

@@ -25,7 +25,7 @@ import itertools
 import math
 import random
 from array import array
-from dslc.record import record
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dslc import limits
@@ -41,7 +41,7 @@ from dslc.source import SourceFile
 MAX_DATA_BYTES = 64 * 2**20
 
 
-@record
+@dataclass
 class Series:
     states: bytearray | array   # indices into ir.states, one per record
     source: SourceFile

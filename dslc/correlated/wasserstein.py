@@ -21,7 +21,7 @@ it is only attempted when it fits :data:`BUDGET` elementary steps.
 from __future__ import annotations
 
 import math
-from dslc.record import record
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dslc import limits
@@ -35,7 +35,7 @@ class TooLarge(Exception):
     pass
 
 
-@record
+@dataclass
 class WassersteinResult:
     W: Fraction
     model: str

@@ -10,12 +10,12 @@ backend import.
 
 from __future__ import annotations
 
-from dslc.record import record
+from dataclasses import dataclass
 
 DOCS_URL = "https://dslc.dev/docs/codes#{code}"
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class CodeInfo:
     code: str
     title: str

@@ -9,8 +9,8 @@ only format them.
 from __future__ import annotations
 
 import enum
-from dslc.record import record, field
-TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
@@ -26,14 +26,14 @@ class Severity(str, enum.Enum):
         return self.value
 
 
-@record
+@dataclass
 class Label:
     span: Span
     message: str = ""
     primary: bool = False
 
 
-@record
+@dataclass
 class Diagnostic:
     code: str
     message: str

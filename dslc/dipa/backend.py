@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from dslc.record import record, field, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from dslc.diagnostics.model import DiagnosticError
@@ -41,7 +41,7 @@ def lower(block: ast.Block) -> tuple[DiPA | None, list]:
     return dipa, diags
 
 
-@record
+@dataclass
 class Analysis:
     check: CheckResult
     witnesses: list = field(default_factory=list)      # dslc.dipa.witness.Outcome per violation

@@ -16,7 +16,7 @@ status 1.
 
 from __future__ import annotations
 
-from dslc.record import record
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, Label
@@ -29,7 +29,7 @@ MET, EXCEEDED, NOT_PROVEN = "met", "exceeded", "not-proven"
 MAX_COST_LABELS = 6
 
 
-@record
+@dataclass
 class Budget:
     limit: Fraction               # D
     source: str                   # "declaration" or "--max-d"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter, deque
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from functools import cached_property
 from fractions import Fraction
 from itertools import compress, filterfalse, repeat
@@ -43,7 +43,7 @@ MAX_PER_KIND = 10
 HUB_THRESHOLD = 5_000
 
 
-@record
+@dataclass
 class Violation:
     """One witness of a violated condition.
 
@@ -158,7 +158,7 @@ class Heaviest:
         return repr(self.path)
 
 
-@record
+@dataclass
 class CheckResult:
     reachable: list[bool]
     violations: list[Violation]

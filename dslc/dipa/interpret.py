@@ -24,7 +24,7 @@ Everything is iterative: deep nesting and long expressions do not recurse.
 
 from __future__ import annotations
 
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.dipa.sampler import NO_VALUE, Noise, RunError
@@ -39,7 +39,7 @@ class _Stop(Exception):
         self.reason = reason
 
 
-@record
+@dataclass
 class ProgramRun:
     outputs: list[str | Fraction] = field(default_factory=list)
     inputs_used: int = 0

@@ -44,7 +44,7 @@ from __future__ import annotations
 import decimal
 import heapq
 import os
-from dslc.record import record, replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -71,7 +71,7 @@ HALF = Fraction(1, 2)
 EPSILON_RANGE = (Fraction(1, 16), Fraction(64))   # the local search keeps ε inside
 
 
-@record
+@dataclass
 class Candidate:
     path: list[int]                 # transitions from the initial state
     signs: list[int]                # per step: β − α in units of Δ (−1, 0, +1)
@@ -82,7 +82,7 @@ class Candidate:
         return (tuple(self.path), tuple(self.signs), tuple(self.offsets), self.epsilon)
 
 
-@record
+@dataclass
 class Witness:
     """A checked witness of d_lower."""
     epsilon: Fraction
@@ -94,7 +94,7 @@ class Witness:
     bound: Decimal                  # the proven lower bound of ln(Pr_α/Pr_β)/ε, before rounding
 
 
-@record
+@dataclass
 class LowerBound:
     value: Decimal = Decimal(0)     # d_lower, rounded down to SIGNIFICANT digits
     witness: Witness | None = None

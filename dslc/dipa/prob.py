@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import decimal
 from bisect import bisect_left, bisect_right
-from dslc.record import record, replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from math import comb, factorial, lcm
@@ -52,7 +52,7 @@ class TooExpensive(ArithmeticError):
     """The computation would exceed the work budget it was given."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Step:
     """One step of a path: the transition taken, the input read (None = τ)
     and, for a transition that outputs a real value, the interval (lo, hi)
@@ -63,7 +63,7 @@ class Step:
     interval: Interval | None = None
 
 
-@record
+@dataclass
 class Probability:
     probability: Decimal          # the value (2P-digit computation)
     error: Decimal                # bound on |probability − Pr| (see module docstring)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import random
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.ir.dipa import DiPA, Guard, OutKind
@@ -28,7 +28,7 @@ class RunError(ValueError):
     """The mechanism cannot be run (a draw of rate 0 is needed)."""
 
 
-@record
+@dataclass
 class RunResult:
     outputs: list[str | Fraction]        # symbols ("" for silent) and real values (exact)
     transitions: list[int]
@@ -145,7 +145,7 @@ def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.
     return res
 
 
-@record
+@dataclass
 class Histogram:
     counts: dict[tuple, int] = field(default_factory=dict)
     samples: int = 0

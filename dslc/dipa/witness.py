@@ -25,7 +25,7 @@ backend's diagnostics.
 from __future__ import annotations
 
 import os
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc import limits
@@ -50,7 +50,7 @@ LEMMA = {LEAKING_CYCLE: "Lemma 6", LEAKING_PAIR: "Lemma 7", DISCLOSING_CYCLE: "L
          VIOLATING_PATH: "Lemma 9"}
 
 
-@record
+@dataclass
 class Position:
     transition: int
     segment: str          # "prefix", "cycle", "path", "cycle2"
@@ -58,7 +58,7 @@ class Position:
     index: int            # position inside the segment
 
 
-@record
+@dataclass
 class Instance:
     """The witness for one ℓ: two equivalent paths on adjacent inputs."""
 
@@ -75,7 +75,7 @@ class Instance:
         return [s.input for s in self.beta if s.input is not None]
 
 
-@record
+@dataclass
 class Row:
     length: int
     log_alpha: float
@@ -88,7 +88,7 @@ class Row:
                 "log_ratio": self.log_ratio, "error": self.error}
 
 
-@record
+@dataclass
 class Witness:
     kind: str
     segments: list[tuple[str, list[int], bool]]      # (name, transitions, repeated ℓ times)
@@ -438,7 +438,7 @@ def replay(dipa: DiPA, inst: Instance) -> tuple[list[Step], list[Step]]:
     return pa, pb
 
 
-@record
+@dataclass
 class Shown:
     """The instance written out in full, recomputed from its printed form."""
     length: int
@@ -616,7 +616,7 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
     return notes
 
 
-@record
+@dataclass
 class Outcome:
     """The witness of one violation, checked (or why none could be built)."""
     violation: Violation

@@ -7,20 +7,20 @@ Wasserstein analyses (:mod:`dslc.correlated`).  See docs/correlated.md.
 
 from __future__ import annotations
 
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.source import Span
 
 
-@record
+@dataclass
 class ChainState:
     label: str                   # as written: `sit`, `0`, `-1/2`
     value: Fraction | None       # numeric value (for `query = sum`), if any
     span: Span
 
 
-@record
+@dataclass
 class ChainModel:
     """One θ = (initial distribution q, transition matrix P)."""
     name: str
@@ -42,7 +42,7 @@ class ChainModel:
         return self.irreducible and self.period == 1
 
 
-@record
+@dataclass
 class ChainQuery:
     kind: str                        # "sum" | "histogram" | "count" | "lipschitz"
     span: Span
@@ -59,7 +59,7 @@ class ChainQuery:
         return self.kind
 
 
-@record
+@dataclass
 class ChainIR:
     name: str
     name_span: Span

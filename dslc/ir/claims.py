@@ -16,7 +16,7 @@ anything else is E125.
 
 from __future__ import annotations
 
-from dslc.record import record
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
@@ -25,7 +25,7 @@ from dslc.source import Span
 from dslc.syntax import ast
 
 
-@record
+@dataclass
 class Claims:
     budget: Fraction | None = None          # D of `budget Dε`
     budget_span: Span | None = None         # the whole declaration

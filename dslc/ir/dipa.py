@@ -10,7 +10,7 @@ automata directly.
 from __future__ import annotations
 
 import enum
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.numbers import fmt_fraction, fmt_rate  # noqa: F401  (re-exported)
@@ -33,7 +33,7 @@ class OutKind(str, enum.Enum):
     INSAMPLE_PRIME = "insample'"
 
 
-@record(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True)
 class Output:
     kind: OutKind
     symbol: str | None = None        # None with SYMBOL: the silent output
@@ -57,7 +57,7 @@ def symbol(name: str) -> Output:
     return Output(OutKind.SYMBOL, name)
 
 
-@record(slots=True)
+@dataclass(slots=True)
 class State:
     name: str
     is_input: bool
@@ -72,7 +72,7 @@ class State:
     terminal: bool = False            # a halt state made by lowering
 
 
-@record(slots=True)
+@dataclass(slots=True)
 class Transition:
     source: int
     guard: Guard
@@ -86,7 +86,7 @@ class Transition:
     target_span: Span | None = None
 
 
-@record
+@dataclass
 class DiPA:
     name: str
     states: list[State] = field(default_factory=list)

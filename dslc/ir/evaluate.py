@@ -28,7 +28,7 @@ from dslc import limits
 from dslc.diagnostics.model import DiagnosticError, error
 from dslc.syntax import ast
 
-TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import TypeVar
     V = TypeVar("V")

@@ -23,8 +23,8 @@ from bisect import bisect_right
 from fractions import Fraction
 from itertools import accumulate, chain, compress, repeat
 from operator import le
-from collections import namedtuple
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from dslc.native import module as _native      # the loops over every transition in C, or None
 from dslc.syntax.fast_automaton import OnDemand
@@ -52,21 +52,18 @@ def table(f) -> bytes:
 
 
 
-# (collections.namedtuple rather than typing.NamedTuple: typing is not
-# imported at run time, which is part of the start-up budget of issue 14)
-class Columns(namedtuple("Columns", "n m start src dst code is_input rate rates")):
-    """What the checker reads of a DiPA.
-
-    n: int                          states
-    m: int                          transitions
-    start: Sequence[int] | None     CSR offsets (n + 1) when transitions are grouped by source
-    src, dst: Sequence[int]
-    code: bytes                     per transition, see code_of
-    is_input: bytes                 per state, 0 or 1
-    rate: Sequence[int]             per state, an index into rates
-    rates: list[tuple[Fraction, Fraction]]   (d, d′) of each rate class
-    """
-    __slots__ = ()
+class Columns(NamedTuple):
+    """What the checker reads of a DiPA (``code``: per transition, see
+    :func:`code_of`)."""
+    n: int                                  # states
+    m: int                                  # transitions
+    start: Sequence[int] | None             # CSR offsets (n + 1) when transitions are grouped by source
+    src: Sequence[int]
+    dst: Sequence[int]
+    code: bytes
+    is_input: bytes                         # per state, 0 or 1
+    rate: Sequence[int]                     # per state, an index into rates
+    rates: list[tuple[Fraction, Fraction]]  # (d, d′) of each rate class
 
 
 def columns(dipa: DiPA) -> Columns:

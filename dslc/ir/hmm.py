@@ -11,7 +11,7 @@ single code path; :attr:`MarkovModel.is_mdp` tells them apart.
 
 from __future__ import annotations
 
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 from collections.abc import Iterable
 
@@ -145,7 +145,7 @@ fmt = fmt_fraction
 
 
 # ------------------------------------------------------------------ model
-@record
+@dataclass
 class ParamDecl:
     name: str
     span: Span                      # the whole `param` statement
@@ -167,7 +167,7 @@ class ParamDecl:
                 + (")" if self.hi_open else "]"))
 
 
-@record
+@dataclass
 class Constraint:
     """`left OP right` over the parameters (OP: = != < <= > >=)."""
     left: Poly
@@ -180,7 +180,7 @@ class Constraint:
         return {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[self.op]
 
 
-@record
+@dataclass
 class Epsilon:
     """ε as written.  ``ln_base`` set: ε = ln(ln_base), so e^ε = ln_base exactly.
     Otherwise ε = ``value`` (a rational); e^ε is irrational unless ε = 0."""
@@ -199,7 +199,7 @@ class Epsilon:
         return None
 
 
-@record
+@dataclass
 class Secret:
     name: str
     span: Span
@@ -207,14 +207,14 @@ class Secret:
     states: list[int]
 
 
-@record
+@dataclass
 class SecretPair:
     left: int                       # indices into MarkovModel.secrets
     right: int
     span: Span
 
 
-@record
+@dataclass
 class Obligation:
     """A fact about symbolic probabilities that must hold under the
     constraints; the backend proves it with z3 (or reports an E2xx)."""
@@ -224,7 +224,7 @@ class Obligation:
     what: str                       # "the row of `pos`", "the probability of `yes`", ...
 
 
-@record
+@dataclass
 class MarkovModel:
     name: str
     kind: str                       # "hmm" | "mdp"
@@ -300,7 +300,7 @@ class MarkovModel:
         return [self.actions[a] for a in seq] if self.actions else []
 
 
-@record
+@dataclass
 class NumericModel:
     """A Markov model with exact rational probabilities (sparse rows)."""
     n_states: int

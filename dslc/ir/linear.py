@@ -9,7 +9,7 @@ exhaust Python's recursion limit).
 
 from __future__ import annotations
 
-from dslc.record import record
+from dataclasses import dataclass
 from fractions import Fraction
 from collections.abc import Callable
 
@@ -22,7 +22,7 @@ from dslc.syntax import ast
 ZERO = Fraction(0)
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Linear:
     const: Fraction = ZERO
     eps: Fraction = ZERO

@@ -33,7 +33,7 @@ interpreter of the program, on the same inputs and draws
 from __future__ import annotations
 
 from collections import deque
-from dslc.record import record, field, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
@@ -49,7 +49,7 @@ TERMINAL = -1
 
 
 # ------------------------------------------------------------------ compile
-@record
+@dataclass
 class Ins:
     op: str                    # assign | output | if | jump | halt | end
     node: ast.Node | None
@@ -125,7 +125,7 @@ def compile_program(block: ast.MechanismBlock) -> list[Ins]:
 
 
 # ------------------------------------------------------------------ values
-@record(frozen=True)
+@dataclass(frozen=True)
 class DrawInfo:
     d: Fraction
     mean: Fraction
@@ -133,14 +133,14 @@ class DrawInfo:
     span: Span
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Val:
     kind: str                      # read | draw | prime | stored | dead | undef
     span: Span | None = None       # where the value was made (read(), Lap(...)) or last assigned
     name: str | None = None        # dead: the variable it was found in
 
 
-@record
+@dataclass
 class Branch:
     """What one branch of a step has done so far."""
     env: dict[str, Val]
@@ -165,7 +165,7 @@ class Branch:
                 self.guard, self.output is not None)
 
 
-@record
+@dataclass
 class BranchEnd:
     branch: Branch
     target: int                # pc or TERMINAL
@@ -174,7 +174,7 @@ class BranchEnd:
     store_span: Span | None = None
 
 
-@record
+@dataclass
 class Step:
     pc: int
     ends: list[BranchEnd]

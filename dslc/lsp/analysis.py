@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import logging
 import traceback
-from dslc.record import record, field
+from dataclasses import dataclass, field
 
 from lsprotocol import types as lsp
 
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 CHECK_OPTIONS = {"witness": False, "epsilon": None, "timeout": 60.0, "details": False}
 
 
-@record
+@dataclass
 class Analysis:
     uri: str
     generation: int

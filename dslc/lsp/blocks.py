@@ -46,7 +46,7 @@ import logging
 import re
 import threading
 import types
-from dslc.record import field, fields, record
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -314,7 +314,7 @@ class Mover:
 
 
 # ------------------------------------------------------------------ reused results
-@record(frozen=True)
+@dataclass(frozen=True)
 class Entry:
     """A block's own result, in a frame of its own: ``frame`` holds the
     block's text alone, and every span of ``result`` points into it."""
@@ -406,7 +406,7 @@ def moved_result(entry: Entry, source: SourceFile, start: int) -> MovedBlockResu
 
 
 # ------------------------------------------------------------------ the cache
-@record
+@dataclass
 class Extent:
     """One block of a check: its range in the text (keyword to closing brace) and its result."""
     start: int
@@ -414,7 +414,7 @@ class Extent:
     block: BlockResult
 
 
-@record
+@dataclass
 class Round:
     """What one check through the cache did."""
     placed: list[Extent] = field(default_factory=list)      # every block, in the order of the text

@@ -11,7 +11,7 @@ when present.  Other backends can contribute without changes here by putting
 from __future__ import annotations
 
 import re
-from dslc.record import record
+from dataclasses import dataclass
 
 from lsprotocol import types as lsp
 
@@ -343,7 +343,7 @@ def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@record
+@dataclass
 class _Name:
     """A state, observation, action or secret declared in an hmm/mdp block,
     with every place the block's text names it."""

@@ -17,7 +17,7 @@ drawn (errors, Graphviz missing for svg) a RequestFailed error.
 from __future__ import annotations
 
 import asyncio
-from dslc.record import record
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -34,7 +34,7 @@ class RequestFailed(JsonRpcException):
     CODE = REQUEST_FAILED
 
 
-@record
+@dataclass
 class GraphRequest:
     uri: str
     position: lsp.Position | None = None

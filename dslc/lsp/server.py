@@ -35,7 +35,7 @@ import queue
 import re
 import threading
 import time
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import cattrs
@@ -111,7 +111,7 @@ def make_converter() -> cattrs.Converter:
     return converter
 
 
-@record
+@dataclass
 class _Rejected:
     """A message whose params do not fit its method (see :meth:`_Protocol.structure_message`)."""
     id: Any
@@ -247,7 +247,7 @@ def settle() -> None:
     gc.freeze()
 
 
-@record
+@dataclass
 class _State:
     timer: asyncio.TimerHandle | None = None
     running: int | None = None              # generation being checked

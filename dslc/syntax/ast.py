@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc import limits
 from dslc.source import Span
 
 
-@record
+@dataclass
 class Node:
     span: Span
 
 
 # ------------------------------------------------------------- expressions
-@record
+@dataclass
 class Expr(Node):
     pass
 
 
-@record
+@dataclass
 class Num(Expr):
     value: Fraction
 
@@ -37,35 +37,35 @@ def number_value(text: str) -> Fraction:
     return Fraction(text)
 
 
-@record
+@dataclass
 class Eps(Expr):
     pass
 
 
-@record
+@dataclass
 class Name(Expr):
     name: str
 
 
-@record
+@dataclass
 class Symbol(Expr):
     """An output symbol: ⊤, ⊥ or a quoted string."""
     name: str
 
 
-@record
+@dataclass
 class BinOp(Expr):
     op: str          # + - * /
     left: Expr
     right: Expr
 
 
-@record
+@dataclass
 class Neg(Expr):
     operand: Expr
 
 
-@record
+@dataclass
 class Draw(Expr):
     """`Lap(rate, mean)` or `Lap'(rate, mean)`."""
     prime: bool
@@ -74,26 +74,26 @@ class Draw(Expr):
     keyword_span: Span
 
 
-@record
+@dataclass
 class Read(Expr):
     pass
 
 
 # ------------------------------------------------------------- automaton
-@record
+@dataclass
 class GuardDecl(Node):
     kind: str                 # "true" | ">=" | "<" | ">" | "<="
     variable: str | None = None
     variable_span: Span | None = None
 
 
-@record
+@dataclass
 class OutputDecl(Node):
     kind: str                 # "symbol" | "insample" | "insample'"
     symbol: str | None = None
 
 
-@record
+@dataclass
 class TransitionDecl(Node):
     guard: GuardDecl
     target: str
@@ -106,7 +106,7 @@ class TransitionDecl(Node):
         return self.store_span is not None
 
 
-@record
+@dataclass
 class StateDecl(Node):
     name: str
     name_span: Span
@@ -116,7 +116,7 @@ class StateDecl(Node):
     transitions: list[TransitionDecl]
 
 
-@record
+@dataclass
 class Block(Node):
     name: str
     name_span: Span
@@ -124,7 +124,7 @@ class Block(Node):
     kind = "block"
 
 
-@record
+@dataclass
 class Claim(Node):
     """A declaration between a DiPA block's name and its body:
     `budget 3/2 ε` or `sensitivity 2` (docs/language.md, "Budgets")."""
@@ -133,7 +133,7 @@ class Claim(Node):
     keyword_span: Span
 
 
-@record
+@dataclass
 class AutomatonBlock(Block):
     states: list[StateDecl] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
@@ -141,19 +141,19 @@ class AutomatonBlock(Block):
 
 
 # ------------------------------------------------------------- mechanism
-@record
+@dataclass
 class Stmt(Node):
     pass
 
 
-@record
+@dataclass
 class Assign(Stmt):
     target: str
     target_span: Span
     value: Expr
 
 
-@record
+@dataclass
 class Cond(Node):
     op: str                   # >= < > <=
     left: Expr
@@ -161,7 +161,7 @@ class Cond(Node):
     op_span: Span
 
 
-@record
+@dataclass
 class If(Stmt):
     cond: Cond
     then: list[Stmt]
@@ -169,35 +169,35 @@ class If(Stmt):
     keyword_span: Span
 
 
-@record
+@dataclass
 class Loop(Stmt):
     body: list[Stmt]
     keyword_span: Span
     end_span: Span            # the closing brace: where the back edge is
 
 
-@record
+@dataclass
 class Output(Stmt):
     value: Expr
 
 
-@record
+@dataclass
 class Halt(Stmt):
     pass
 
 
-@record
+@dataclass
 class Break(Stmt):
     pass
 
 
-@record
+@dataclass
 class Param(Node):
     name: str
     default: Expr | None
 
 
-@record
+@dataclass
 class MechanismBlock(Block):
     params: list[Param] = field(default_factory=list)
     body: list[Stmt] = field(default_factory=list)

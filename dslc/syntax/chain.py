@@ -7,7 +7,7 @@ children include punctuation.
 
 from __future__ import annotations
 
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from lark import Token
@@ -16,23 +16,23 @@ from dslc.source import Span
 from dslc.syntax import ast
 
 
-@record
+@dataclass
 class ChainEntry(ast.Node):
     value: ast.Expr
     assigned: ast.Expr | None = None       # `walk = 1` in `states`
 
 
-@record
+@dataclass
 class ChainList(ast.Node):
     entries: list[ChainEntry]
 
 
-@record
+@dataclass
 class ChainMatrix(ast.Node):
     rows: list[ChainList]
 
 
-@record
+@dataclass
 class ChainSetting(ast.Node):
     key: str                  # states initial transition length query epsilon method
     key_span: Span
@@ -40,20 +40,20 @@ class ChainSetting(ast.Node):
     value_span: Span
 
 
-@record
+@dataclass
 class ChainQueryKind(ast.Node):
     kind: str                 # sum histogram count lipschitz
     arg: ast.Expr | None = None
 
 
-@record
+@dataclass
 class ChainModelDecl(ast.Node):
     name: str
     name_span: Span
     settings: list[ChainSetting] = field(default_factory=list)
 
 
-@record
+@dataclass
 class ChainBlock(ast.Block):
     settings: list[ChainSetting] = field(default_factory=list)
     models: list[ChainModelDecl] = field(default_factory=list)

@@ -9,7 +9,7 @@ collides with the rule callbacks of other block kinds.
 
 from __future__ import annotations
 
-from dslc.record import record, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from lark import Token
@@ -19,32 +19,32 @@ from dslc.syntax import ast
 
 
 # ------------------------------------------------------------------ AST
-@record
+@dataclass
 class MLabel(ast.Node):
     """A name of a state, observation or action (a name, an integer or a string)."""
     name: str
 
 
-@record
+@dataclass
 class MEntry(ast.Node):
     """`label: probability` inside a distribution (the probability defaults to 1)."""
     label: MLabel
     prob: ast.Expr | None
 
 
-@record
+@dataclass
 class MItem(ast.Node):
     """Base of the statements of a model."""
 
 
-@record
+@dataclass
 class MDeclare(MItem):
     what: str                    # "states" | "observations" | "actions"
     labels: list[MLabel]
     keyword_span: Span
 
 
-@record
+@dataclass
 class MRange(ast.Node):
     lo: ast.Expr
     hi: ast.Expr
@@ -52,7 +52,7 @@ class MRange(ast.Node):
     hi_open: bool
 
 
-@record
+@dataclass
 class MParam(MItem):
     name: str
     name_span: Span
@@ -60,7 +60,7 @@ class MParam(MItem):
     value: ast.Expr | None
 
 
-@record
+@dataclass
 class MAssume(MItem):
     left: ast.Expr
     op: str                      # = != < <= > >=
@@ -68,13 +68,13 @@ class MAssume(MItem):
     op_span: Span
 
 
-@record
+@dataclass
 class MPrior(MItem):
     entries: list[MEntry]
     keyword_span: Span
 
 
-@record
+@dataclass
 class MRow(MItem):
     """`source [on action] -> target: p, ...`"""
     source: MLabel
@@ -82,21 +82,21 @@ class MRow(MItem):
     entries: list[MEntry]
 
 
-@record
+@dataclass
 class MEmits(MItem):
     """`source emits observation: p, ...`"""
     source: MLabel
     entries: list[MEntry]
 
 
-@record
+@dataclass
 class MSecret(MItem):
     name: str
     name_span: Span
     states: list[MLabel]
 
 
-@record
+@dataclass
 class MProtect(MItem):
     left: str
     left_span: Span
@@ -104,7 +104,7 @@ class MProtect(MItem):
     right_span: Span
 
 
-@record
+@dataclass
 class MEpsilon(ast.Node):
     """ε as written: `ln R` (``ln_of`` set) or a plain expression (``value`` set)."""
     ln_of: ast.Expr | None = None
@@ -112,30 +112,30 @@ class MEpsilon(ast.Node):
     ambiguous: bool = False      # `ln 3/2`: ln(3/2) or (ln 3)/2?  Rejected with E214.
 
 
-@record
+@dataclass
 class MCheck(MItem):
     epsilon: MEpsilon
     horizons: list[tuple[str, Span]]   # the text and span of each NUMBER after `k =`
     keyword_span: Span
 
 
-@record
+@dataclass
 class MFind(MItem):
     names: list[tuple[str, Span]]
 
 
-@record
+@dataclass
 class MarkovBlock(ast.Block):
     items: list[MItem] = field(default_factory=list)
     kind = "markov"
 
 
-@record
+@dataclass
 class HmmBlock(MarkovBlock):
     kind = "hmm"
 
 
-@record
+@dataclass
 class MdpBlock(MarkovBlock):
     kind = "mdp"
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dslc.record import record
+from dataclasses import dataclass
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class LookAlike:
     char: str           # the character found
     intended: str       # what to write instead (shown in the message)

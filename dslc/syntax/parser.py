@@ -8,22 +8,18 @@ the offending token.
 from __future__ import annotations
 
 import re
-from _thread import allocate_lock      # threading's Lock, without importing threading (start-up)
+import threading
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
 from dslc import limits
 from dslc.diagnostics.model import DiagnosticError, error
 from dslc.source import SourceFile, Span
-from dslc.syntax import ast
+from dslc.syntax import ast, parse_table
 
 # Lark is imported on first use (_parser): `dslc check` on automata that the
 # fast path reads never loads it.  Token is lark.Token from then on.
 Token = None
-
-GRAMMAR_PATH = Path(__file__).resolve().parent.parent.parent / "grammar" / "dp.lark"
-_PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "dp.lark"
 
 from dslc.kinds import START_RULES  # noqa: E402  (keyword -> start rule, from the table of kinds)
 
@@ -38,11 +34,6 @@ def _transformers() -> list[type]:
 # Automaton blocks larger than this are first tried with the regex fast path
 # (dslc/syntax/fast_automaton.py), which builds the same AST much faster.
 FAST_PATH_MIN_CHARS = 0
-
-
-def grammar_text() -> str:
-    path = GRAMMAR_PATH if GRAMMAR_PATH.exists() else _PACKAGED_GRAMMAR
-    return path.read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------ words
@@ -344,51 +335,18 @@ def _norm_op(tok: Token) -> str:
 
 # The cached parser's builder carries per-parse state (file, base), so one
 # parse at a time: the language server checks on several worker threads.
-_PARSE_LOCK = allocate_lock()
-
-
-def _cache_path() -> str | bool:
-    """Where Lark keeps the analysed grammar between runs (grammar construction
-    is most of a small check's time without it).  The file name carries a hash
-    of the grammar and of Lark's version, so a changed grammar never reads a
-    stale table.  Only a folder of the user's own is used (the cache is a
-    pickle, and a shared temporary folder would let others plant one); if it
-    cannot be written, Lark just builds the parser."""
-    import os
-
-    name = f"grammar-{_grammar_hash()}.lark-cache"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "dslc")
-    try:
-        os.makedirs(folder, exist_ok=True)
-        if os.access(folder, os.W_OK):
-            return os.path.join(folder, name)
-    except OSError:
-        pass
-    return False
-
-
-def _grammar_hash() -> str:
-    import hashlib
-
-    import lark
-
-    return hashlib.sha256(f"{lark.__version__}\n{grammar_text()}".encode()).hexdigest()[:16]
+_PARSE_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=None)
 def _parser() -> tuple[Lark, _Builder]:
     global Token
-    from lark import Lark, Transformer
+    from lark import Transformer
     from lark import Token as _Token
     Token = _Token
     builder_cls = type("Builder", tuple(_transformers()) + (_Builder, Transformer), {})
     builder = builder_cls()
-    parser = Lark(grammar_text(), parser="lalr", lexer="contextual",
-                  start=sorted(set(START_RULES.values())),
-                  keep_all_tokens=True, transformer=builder, maybe_placeholders=False,
-                  cache=_cache_path())
-    return parser, builder
+    return parse_table.load(transformer=builder), builder
 
 
 def parse_block(source: SourceFile, keyword: str, start: int, end: int,
@@ -403,11 +361,6 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
     if keyword == "automaton" and fast:
         from dslc.syntax.fast_automaton import parse_automaton_fast
         block = parse_automaton_fast(source, start, end)
-        if block is not None:
-            return _with_warnings(block, source, start, end)
-    if keyword == "mechanism" and fast:
-        from dslc.syntax.fast_mechanism import parse_mechanism_fast
-        block = parse_mechanism_fast(source, start, end)
         if block is not None:
             return _with_warnings(block, source, start, end)
     from lark.exceptions import VisitError

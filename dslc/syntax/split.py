@@ -12,7 +12,7 @@ recursion; any other RecursionError becomes E005 in the driver.)
 from __future__ import annotations
 
 import re
-from dslc.record import record
+from dataclasses import dataclass
 
 from dslc.diagnostics.model import Diagnostic, error
 from dslc.source import SourceFile, Span
@@ -30,7 +30,7 @@ _TOKEN = re.compile(
 _SKIP = re.compile(r"(?:\s+|//[^\n]*+|/\*(?:[^*]|\*(?!/))*\*/)*", re.S)
 
 
-@record
+@dataclass
 class Chunk:
     keyword: str
     name: str | None

@@ -10,7 +10,7 @@ its labels, cut with `…`.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False          # typing is not imported at run time (start-up, issue 14)
+from typing import TYPE_CHECKING
 
 from dslc.diagnostics.model import Diagnostic, Label, Severity
 from dslc.diagnostics.render.display import cells, visible
