@@ -302,7 +302,7 @@ def test_flat_path_equals_per_state_path(monkeypatch):
     used = 0
     for trial in range(60):
         n = rng.choice([3, 12, 40, 300])
-        options = Options(explain=True, details=True, lower_bound_time=0)
+        options = Options(explain=True, details=True, lower_bound_work=0)
         text = flat_text(rng, n)
         fast_out, slow_out, flat = _both_paths(text, options, monkeypatch)
         used += flat
@@ -324,7 +324,7 @@ def test_flat_path_on_the_examples_with_witnesses_and_lower_bounds(monkeypatch):
         if "automaton" not in text:
             continue
         text = re.sub(r"//[^\n]*", "", text)          # the flat reader declines comments
-        for options in (Options(witness=True, explain=True, details=True, lower_bound_time=0), Options()):
+        for options in (Options(witness=True, explain=True, details=True, lower_bound_work=0), Options()):
             fast_out, slow_out, used = _both_paths(text, options, monkeypatch)
             assert fast_out == slow_out, path.name
         flat += used

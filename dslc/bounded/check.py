@@ -634,7 +634,7 @@ def choose_engine(model: MarkovModel, requested: str = "auto") -> tuple[str, int
     "auto"; then, for numeric models, "enum" (the pruned enumeration) when
     the bound of its work (:func:`enumeration_estimate`) is at most
     :data:`ENUM_WORK_LIMIT` and half of what :data:`ENUM_RATE` gets through
-    in the block's remaining time; "probe" (the pruned enumeration under a
+    in the block's time limit (``--timeout``); "probe" (the pruned enumeration under a
     work cap, then SMT for what it leaves open, :func:`check_probe`) when the
     bound is larger; "smt" for symbolic parameters, `find`, or
     ENUM_WORK_LIMIT ≤ 0.  Returns (engine, the bound or None)."""
@@ -644,8 +644,10 @@ def choose_engine(model: MarkovModel, requested: str = "auto") -> tuple[str, int
         return requested, None
     if ENUM_WORK_LIMIT <= 0:
         return "smt", None
-    left = limits.current().remaining()
-    limit = ENUM_WORK_LIMIT if left is None else min(ENUM_WORK_LIMIT, int(ENUM_RATE * left / 2))
+    # the block's time limit, not the time left: the choice (which the report
+    # names) is a function of the model and the options, never of the clock
+    total = limits.current().seconds
+    limit = ENUM_WORK_LIMIT if total is None else min(ENUM_WORK_LIMIT, int(ENUM_RATE * total / 2))
     work = enumeration_estimate(model, limit)
     return ("enum" if work is not None else "probe"), work
 
@@ -686,6 +688,13 @@ def check_exact(model: MarkovModel, timeout: float = 60.0, engine: str = "dp") -
     return outcome
 
 
+def probe_work(timeout: float) -> int:
+    """The work cap of the probe for a block whose time limit is ``timeout``
+    seconds (the limit, not the time left: the cap, and so the report, is a
+    function of the model and the options)."""
+    return min(ENUM_PROBE_WORK, ENUM_WORK_LIMIT, int(ENUM_RATE * timeout * PROBE_SHARE))
+
+
 def check_probe(model: MarkovModel, timeout: float = 60.0, *, style: str = "improved",
                 max_work: int | None = None) -> tuple[Outcome, str, PruneStats]:
     """The pruned enumeration with at most ``max_work`` operations (default
@@ -696,7 +705,7 @@ def check_probe(model: MarkovModel, timeout: float = 60.0, *, style: str = "impr
     what the enumeration did)."""
     start = time.perf_counter()
     if max_work is None:
-        max_work = min(ENUM_PROBE_WORK, ENUM_WORK_LIMIT, int(ENUM_RATE * timeout * PROBE_SHARE))
+        max_work = probe_work(timeout)
     if max_work > 0:
         decided, undecided, stats = prune_model(model, deadline=start + timeout * PROBE_SHARE, max_work=max_work)
     else:
