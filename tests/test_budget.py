@@ -212,7 +212,7 @@ def test_budget_zero():
     assert b.verdict is Verdict.NOT_PRIVATE and [d.code for d in b.diagnostics] == ["DP006"]
 
 
-@pytest.mark.parametrize("value", ["-1", "abc", "1/0", "1e5", "", "inf", "nan", "1/-2"])
+@pytest.mark.parametrize("value", ["-1", "abc", "1/0", "1e5", "", "inf", "nan", "1/-2", "３", "1/٢"])
 def test_bad_max_d_is_a_usage_error(value):
     proc = subprocess.run([sys.executable, "-m", "dslc", "check", "examples/svt.dp", f"--max-d={value}"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
@@ -524,3 +524,11 @@ def test_a_search_that_ran_out_of_time_reports_no_bound_and_is_not_kept(monkeypa
     assert not lower_bound._MEMO
     from dslc.dipa.budget import interval_text
     assert interval_text(F(b.d), lb) == f"d ≤ {b.d} (lower bound {lower_bound.TIME_RAN_OUT})"
+
+
+def test_numbers_on_the_command_line_have_ascii_digits():
+    from dslc.dipa.paths import PathTextError, parse_number
+    assert parse_number("-1/2", "an input") == F(-1, 2) and parse_number("1e3", "an input") == 1000
+    for text in ("٣", "３", "1/٢"):
+        with pytest.raises(PathTextError):
+            parse_number(text, "an input")

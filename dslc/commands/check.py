@@ -68,7 +68,7 @@ def timeout_arg(text: str) -> float:
 def size_arg(text: str) -> int:
     """argparse type of ``--max-file-size``: a positive number of bytes, with
     an optional K, M or G (powers of 1024)."""
-    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text, re.I)
+    m = re.fullmatch(r"\s*([0-9]+)\s*([KMG]?)i?B?\s*", text, re.I)
     if m is None or int(m.group(1)) == 0:
         raise argparse.ArgumentTypeError(f"`{text}` is not a size such as 256M, 2G or 1000000")
     return int(m.group(1)) * 1024 ** " KMG".index(m.group(2).upper() or " ")
@@ -110,7 +110,7 @@ def seconds_arg(text: str) -> float:
     return value
 
 
-_RATIONAL = re.compile(r"^\+?(\d+(\.\d*)?|\.\d+)(/\d+)?$")
+_RATIONAL = re.compile(r"^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(/[0-9]+)?$")
 
 
 def console(color: str, stream=None) -> Console:
