@@ -47,14 +47,18 @@ ENUM_CONFIRM_LIMIT = 20000          # re-check a found parameter set by enumerat
 # pruned enumeration is used when an upper bound of its work — counted
 # beforehand, in elementary integer operations — is at most ENUM_WORK_LIMIT
 # (about 10 s of CPython at ENUM_RATE operations a second) and would take at
-# most half of the time left to the block.  Otherwise the pruned enumeration
-# is tried with at most ENUM_PROBE_WORK operations and a quarter of the time
-# left (PROBE_SHARE), and the directions it leaves undecided go to SMT.
-# ENUM_WORK_LIMIT = 0 turns the enumeration off (SMT only).
+# most half of the block's time limit.  Otherwise the pruned enumeration is
+# tried with at most ENUM_PROBE_WORK operations and what ENUM_RATE gets
+# through in a quarter of the time limit (PROBE_SHARE), and the directions it
+# leaves undecided go to SMT.  Both bounds are counted work, so the choice and
+# the report are a function of the model and the options; the clock stops the
+# probe only as a safety net (PROBE_DEADLINE_SHARE of its time, on a machine
+# far slower than ENUM_RATE).  ENUM_WORK_LIMIT = 0 turns the enumeration off.
 ENUM_WORK_LIMIT = 100_000_000
 ENUM_RATE = 10_000_000
 ENUM_PROBE_WORK = 10_000_000
 PROBE_SHARE = 0.25
+PROBE_DEADLINE_SHARE = 0.75
 
 
 @record
@@ -698,7 +702,7 @@ def probe_work(timeout: float) -> int:
 def check_probe(model: MarkovModel, timeout: float = 60.0, *, style: str = "improved",
                 max_work: int | None = None) -> tuple[Outcome, str, PruneStats]:
     """The pruned enumeration with at most ``max_work`` operations (default
-    :data:`ENUM_PROBE_WORK`) and :data:`PROBE_SHARE` of ``timeout``; the
+    :data:`ENUM_PROBE_WORK`, :func:`probe_work`; the clock only as a safety net); the
     directions it leaves undecided are checked with SMT in the time left.  A
     violation or a complete walk is final, so the verdict is that of SMT
     alone.  Returns (outcome, "enum" when SMT was not needed else "smt",
@@ -707,7 +711,8 @@ def check_probe(model: MarkovModel, timeout: float = 60.0, *, style: str = "impr
     if max_work is None:
         max_work = probe_work(timeout)
     if max_work > 0:
-        decided, undecided, stats = prune_model(model, deadline=start + timeout * PROBE_SHARE, max_work=max_work)
+        decided, undecided, stats = prune_model(model, deadline=start + timeout * PROBE_DEADLINE_SHARE,
+                                                max_work=max_work)
     else:
         decided, undecided, stats = [], directions(model), PruneStats(complete=False)
     if not undecided:
