@@ -7,8 +7,11 @@
  * (tests/test_native.py compares the two on random automata).  Arrays are
  * Python `array('i')` (C int) and `bytes` masks, passed by the buffer
  * protocol; nothing here allocates per state or per edge beyond the work
- * stacks.  Indices are checked once at the boundary: a bad buffer raises
- * ValueError, never reads out of bounds.
+ * stacks.  Every argument is checked at the boundary, before anything is
+ * read through it: a negative size, an index out of range or a buffer of
+ * the wrong length raises ValueError (an object that is no buffer at all,
+ * TypeError), and nothing is read or written out of bounds
+ * (tests/test_native.py calls every function with such arguments).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -355,6 +358,10 @@ static PyObject *group(PyObject *self, PyObject *args) {
         take_ints(orstart, &rstart, 1, "rstart") < 0 || take_ints(rorder_o, &rorder, 1, "rorder") < 0)
         goto done;
     Py_ssize_t nk = LEN(key), ne = edges.held ? LEN(edges) : nk;
+    if (n < 0 || n >= INT_MAX || ne > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "group: a negative or too large size");
+        goto done;
+    }
     if (LEN(rstart) != n + 1 || LEN(rorder) != ne) {
         PyErr_SetString(PyExc_ValueError, "group: arrays of the wrong length");
         goto done;
@@ -493,6 +500,10 @@ static PyObject *weigh(PyObject *self, PyObject *args) {
             goto done;
         }
     Py_ssize_t nc = LEN(crit), m = LEN(src), n = LEN(comp), nr = extra.view.len / 8;
+    if (ncomp < 0 || ncomp >= INT_MAX || nc > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "weigh: a negative or too large size");
+        goto done;
+    }
     if (LEN(dst) != m || LEN(rate) != n || input.view.len != n || prime.view.len != m ||
         plain.view.len / 8 != 2 * nr || costs.view.len / 8 != nc || dist.view.len / 8 != ncomp ||
         LEN(best) != ncomp || init_comp < 0 || init_comp >= ncomp) {
@@ -511,10 +522,13 @@ static PyObject *weigh(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "weigh: crit is not increasing transitions");
             goto done;
         }
-        int q = sr[e];
-        int c = cp[q], t = cp[ds[e]];
-        if (q < 0 || q >= n || ds[e] < 0 || ds[e] >= n || c < 0 || c >= ncomp || t < 0 || t >= ncomp ||
-            rt[q] < 0 || rt[q] >= nr) {
+        int q = sr[e], d = ds[e];
+        if (q < 0 || q >= n || d < 0 || d >= n) {
+            PyErr_SetString(PyExc_ValueError, "weigh: an index out of range");
+            goto done;
+        }
+        int c = cp[q], t = cp[d];
+        if (c < 0 || c >= ncomp || t < 0 || t >= ncomp || rt[q] < 0 || rt[q] >= nr) {
             PyErr_SetString(PyExc_ValueError, "weigh: an index out of range");
             goto done;
         }

@@ -50,7 +50,8 @@ class Options:
     encoding: str = "improved"         # hmm/mdp SMT encoding: "improved" or "plain"
     max_file_bytes: int = limits.MAX_FILE_BYTES
     max_d: Fraction | None = None      # DiPA blocks: a budget of dε for every block (`--max-d`)
-    lower_bound_time: float | None = None   # seconds for the search of d_lower (None: the default; 0: off)
+    lower_bound_work: int | None = None     # work for the search of d_lower (None: the default; 0: off)
+    lower_bound_time: float | None = None   # deprecated: seconds, converted to work (lower_bound_work wins)
 
     @classmethod
     def of(cls, value: "Options | dict | None") -> "Options":

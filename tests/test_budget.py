@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 import time
@@ -93,7 +94,7 @@ def test_lower_bound_never_exceeds_d_and_replays(dipa):
     found = check(dipa)
     if not found.well_formed:
         return
-    lb = search(dipa, found, found.weight, seconds=0.1)
+    lb = search(dipa, found, found.weight, work=30_000)
     check_witness(dipa, lb, found.weight)
 
 
@@ -103,7 +104,7 @@ def test_lower_bound_on_dense_automata(dipa):
     found = check(dipa)
     if not found.well_formed:
         return
-    lb = search(dipa, found, found.weight, seconds=0.1)
+    lb = search(dipa, found, found.weight, work=30_000)
     check_witness(dipa, lb, found.weight)
 
 
@@ -211,19 +212,61 @@ def test_budget_zero():
     assert b.verdict is Verdict.NOT_PRIVATE and [d.code for d in b.diagnostics] == ["DP006"]
 
 
-@pytest.mark.parametrize("value", ["-1", "abc", "1/0", "1e5", "", "inf", "nan", "1/-2"])
+@pytest.mark.parametrize("value", ["-1", "abc", "1/0", "1e5", "", "inf", "nan", "1/-2", "３", "1/٢"])
 def test_bad_max_d_is_a_usage_error(value):
     proc = subprocess.run([sys.executable, "-m", "dslc", "check", "examples/svt.dp", f"--max-d={value}"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "--max-d" in proc.stderr
 
 
-def test_lower_bound_time_zero_turns_the_search_off(capsys):
-    code, doc = json_run(capsys, "examples/svt.dp", "--lower-bound-time", "0")
+@pytest.mark.parametrize("flag", [("--lower-bound-work", "0"), ("--lower-bound-time", "0")])
+def test_lower_bound_work_zero_turns_the_search_off(capsys, flag):
+    code, doc = json_run(capsys, "examples/svt.dp", *flag)
     assert code == 0
     for b in doc["files"][0]["blocks"]:
         assert b["d_lower"] is None and b["d_upper"] == "1"
         assert b["summary"].endswith("with d ≤ 1 (lower bound not searched)")
+
+
+def test_the_deprecated_time_flag_is_a_fixed_amount_of_work():
+    assert lower_bound.work_option(None, 0.12) == lower_bound.SEARCH_WORK
+    assert lower_bound.work_option(None, 3) == 999_999
+    assert lower_bound.work_option(5, 3) == 5 and lower_bound.work_option(None, None) is None
+
+
+@pytest.mark.parametrize("value", ["-1", "1.5", "abc", "", "1e5"])
+def test_bad_lower_bound_work_is_a_usage_error(value):
+    proc = subprocess.run([sys.executable, "-m", "dslc", "check", "examples/svt.dp", f"--lower-bound-work={value}"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "--lower-bound-work" in proc.stderr
+
+
+def test_the_search_is_bounded_by_work_not_by_the_clock(monkeypatch):
+    """A machine ten times slower (every probability computation sleeps) finds
+    the same d_lower with the same witness: the search counts its work."""
+    from dslc.dipa import prob
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_prob_lemma3 import random_dipa
+    rng = random.Random(13)
+    cases = []
+    while len(cases) < 6:
+        a = random_dipa(rng)
+        found = check(a)
+        if found.well_formed and found.weight > 0:
+            cases.append((a, found))
+    monkeypatch.setattr(lower_bound, "_MEMO", {})
+    fast = [search(a, f, f.weight, work=4_000) for a, f in cases]
+    inner = prob.path_probability
+
+    def slow(*args, **kwargs):
+        time.sleep(0.002)
+        return inner(*args, **kwargs)
+    monkeypatch.setattr(lower_bound, "path_probability", slow)
+    monkeypatch.setattr(lower_bound, "_MEMO", {})
+    slowed = [search(a, f, f.weight, work=4_000) for a, f in cases]
+    assert [(x.value, x.witness, x.evaluations, x.work, x.spent) for x in fast] == \
+        [(x.value, x.witness, x.evaluations, x.work, x.spent) for x in slowed]
+    assert any(x.spent for x in fast)                      # the allowance, not the goal, ended some
 
 
 # ---------------------------------------------------------------------------
@@ -327,7 +370,7 @@ def test_default_search_is_cheap_on_the_examples(monkeypatch):
     monkeypatch.setattr(lower_bound, "_MEMO", {})
     searched = 0
     for path in sorted((ROOT / "examples").glob("*.dp")) + sorted((ROOT / "stdlib").glob("*.dp")):
-        for b in check_path(str(path), {"lower_bound_time": 0}).blocks:
+        for b in check_path(str(path), {"lower_bound_work": 0}).blocks:
             if b.kind in ("automaton", "mechanism") and b.d is not None and b.bounds.get("budget") is None:
                 lb = search(b.ir, b.analysis, F(b.d))
                 searched += lb.searched
@@ -464,11 +507,28 @@ def test_a_repeated_block_reuses_the_first_search(monkeypatch):
     assert calls[2:] == ["third"]                          # the mechanism is the same automaton
 
 
-def test_a_search_that_ran_out_of_time_is_not_kept(monkeypatch):
+def test_a_search_that_ran_out_of_time_reports_no_bound_and_is_not_kept(monkeypatch):
+    """The block's time limit is only a safety net: when it stops the search,
+    no bound is reported (the best so far would depend on the machine), and
+    the summary says so."""
     monkeypatch.setattr(lower_bound, "_MEMO", {})
     (b,) = blocks("automaton a { state q0 noinput Lap(ε/2, 0) { true -> q1 output ⊥ store }\n"
                   "state q1 input Lap(ε/4, 0) { insample < x -> q1 output ⊥; insample >= x -> q2 output ⊤ }\n"
-                  "state q2 input Lap(ε/4, 0) { } }", lower_bound_time=0)
-    lb = search(b.ir, b.analysis, F(b.d), seconds=1e-9)
-    assert lb.cut_short or not lb.searched
+                  "state q2 input Lap(ε/4, 0) { } }", lower_bound_work=0)
+
+    def out_of_time(*args, **kwargs):
+        raise limits.Cancelled("timeout", 1.0)
+    monkeypatch.setattr(lower_bound, "path_probability", out_of_time)
+    lb = search(b.ir, b.analysis, F(b.d))
+    assert lb.cut_short and not lb.searched and lb.witness is None and lb.reason == lower_bound.TIME_RAN_OUT
     assert not lower_bound._MEMO
+    from dslc.dipa.budget import interval_text
+    assert interval_text(F(b.d), lb) == f"d ≤ {b.d} (lower bound {lower_bound.TIME_RAN_OUT})"
+
+
+def test_numbers_on_the_command_line_have_ascii_digits():
+    from dslc.dipa.paths import PathTextError, parse_number
+    assert parse_number("-1/2", "an input") == F(-1, 2) and parse_number("1e3", "an input") == 1000
+    for text in ("٣", "３", "1/٢"):
+        with pytest.raises(PathTextError):
+            parse_number(text, "an input")

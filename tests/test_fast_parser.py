@@ -13,12 +13,21 @@ from dslc.syntax.fast_automaton import parse_automaton_fast
 from dslc.syntax.parser import parse_block
 
 WS = [" ", "  ", "\n", "\n    ", "\t", " /* c */ ", " // note\n", ""]
-RATES = ["ε", "eps", "ε/4", "2ε/9", "2/9 ε", "0.25*ε", "1/4*eps", "0", "ε / 2", "-ε", "3·ε", "2/ε"]
-MEANS = ["0", "-1/2", "1.5", "3", "-2", "0.", ".5", "1 + 1"]
-NAMES = ["q0", "q1", "q2", "input", "output", "top", "s_1"]
-OUTS = ["⊤", "⊥", "top", "bot", "insample", "insample'", "insample′", '"yes"', "a", "store", "outputx"]
+RATES = ["ε", "eps", "ε/4", "2ε/9", "2/9 ε", "0.25*ε", "1/4*eps", "0", "ε / 2", "-ε", "3·ε", "2/ε",
+         "３ε/٣", "٢ε", "1.٥ε"]                        # digits that are not 0-9: E021
+MEANS = ["0", "-1/2", "1.5", "3", "-2", "0.", ".5", "1 + 1", "３", "٣", "1٢"]
+NAMES = ["q0", "q1", "q2", "input", "output", "top", "s_1", "eps", "Lap", "read", "bot", "state", "epsx"]
+OUTS = ["⊤", "⊥", "top", "bot", "insample", "insample'", "insample′", '"yes"', "a", "store", "outputx",
+        "eps", "Lap", "read"]
+# Reserved words where a guard compares (Lark: E001) and names that only start like them.
 GUARDS = ["true", "insample >= x", "insample ≥ x", "insample < x", "insample<x", "insample > y",
-          "insample <= x", "insample' >= x"]
+          "insample <= x", "insample' >= x", "insample >= eps", "insample < Lap", "insample > read",
+          "insample >= top", "insample <= bot", "insample >= epsx", "insample < Lap_", "insample >= top1",
+          "insample >= input", "insample < store", "insample >= state"]
+# A keyword run into the next word: Lark reads one unknown word (E020), never the keyword.
+GLUED = [("noinput ", "noinput"), ("input ", "input"), ("output ", "output"), ("state ", "state"),
+         ("store", "storex"), ("automaton ", "automaton"), ("-> ", "->"), ("Lap", "Lapx"),
+         ("true ", "true"), ("insample ", "insample")]
 
 
 def render(rng: random.Random) -> str:
@@ -55,6 +64,9 @@ def render(rng: random.Random) -> str:
     if rng.random() < 0.15:                      # a random corruption
         i = rng.randrange(len(text) + 1)
         text = text[:i] + rng.choice(["}", "{", ",", "->", "x", "//", "/*", ")", "(", ""]) + text[i:]
+    if rng.random() < 0.15:                      # a keyword glued to the next word
+        old, new = rng.choice(GLUED)
+        text = text.replace(old, new, 1)
     return text
 
 
@@ -88,6 +100,83 @@ def test_flat_reader_equals_per_state_reader(seed):
         assert (flat.span, flat.name, flat.name_span, flat.claims) == \
             (fine.span, fine.name, fine.name_span, fine.claims), text
         assert list(flat.states) == fine.states, text
+
+
+# Every name position of an automaton, with the word to try in it.
+NAME_POSITIONS = [
+    "automaton {w} {{ state q input Lap(ε, 0) {{ true -> q output ⊤ store }} }}",
+    "automaton a {{ state {w} input Lap(ε, 0) {{ true -> {w} output ⊤ store }} }}",
+    "automaton a {{ state q input Lap(ε, 0) {{ true -> {w} output ⊤ store }} state {w} input Lap(ε, 0) {{ }} }}",
+    "automaton a {{ state q input Lap(ε, 0) {{ insample >= {w} -> q output ⊤ }} }}",
+    "automaton a {{ state q input Lap(ε, 0) {{ insample < {w} -> q }} }}",
+    "automaton a {{ state q input Lap(ε, 0) {{ true -> q output {w} store }} }}",
+]
+
+
+def _lark_words() -> list[str]:
+    from dslc.syntax.parser import _parser
+    from dslc.syntax.recover import _keyword_words
+    words = sorted({w for spellings in _keyword_words(_parser()[0]).values() for w in spellings})
+    assert {"eps", "Lap", "read", "top", "bot", "state", "automaton", "chain", "T"} <= set(words)
+    return words
+
+
+def test_reserved_words_in_every_name_position():
+    """Every keyword of the grammar (and the same word with a letter after it)
+    in every name position: the fast readers accept exactly what Lark
+    accepts, with the same tree, and decline what Lark rejects."""
+    import dslc.syntax.fast_automaton as fast
+    rejected = set()
+    for template in NAME_POSITIONS:
+        for word in _lark_words() + ["x", "eps1", "Lapx", "readx", "top_", "bottom"]:
+            text = template.format(w=word)
+            src = SourceFile("t.dp", text)
+            try:
+                slow = parse_block(src, "automaton", 0, len(text), fast=False)
+            except DiagnosticError:
+                slow = None
+                rejected.add((template, word))
+            for flat in (False, True):
+                got = parse_automaton_fast(src, 0, len(text), flat=flat)
+                if isinstance(got, fast.FlatAutomatonBlock):
+                    got = ast_of_flat(got)
+                assert got == slow, text          # None (declined) exactly where Lark rejects
+    guard = NAME_POSITIONS[3]
+    assert {w for t, w in rejected if t == guard} == set(fast.GUARD_RESERVED)
+
+
+def ast_of_flat(block):
+    from dslc.syntax import ast
+    return ast.AutomatonBlock(block.span, block.name, block.name_span, states=list(block.states),
+                              claims=block.claims)
+
+
+def test_glued_keywords_and_other_digits_are_errors():
+    """`noinputLap(ε, 0)` and `outputtop` are one word each (E020 that says so);
+    digits other than 0-9 are E021, in every reader."""
+    cases = {
+        "automaton a { state q noinputLap(ε, 0) { true -> q output ⊤ store } }": ("E020", "noinputLap"),
+        "automaton a { state q input Lap(ε, 0) { true -> q outputtop store } }": ("E020", "outputtop"),
+        "automaton a { stateq input Lap(ε, 0) { } }": ("E020", "stateq"),
+        "automaton a { state q input Lap(３ε/٣, 0) { true -> q output ⊤ store } }": ("E021", "３"),
+        "automaton a { state q input Lap(ε, ٣) { true -> q output ⊤ store } }": ("E021", "٣"),
+        "automaton a { state q input Lap(ε, 1٢) { true -> q output ⊤ store } }": ("E021", "٢"),
+        "mechanism m { x := Lap(１２ε, 0) output x }": ("E021", "１２"),
+        "automaton a { state q input Lap(ε, 0) { insample >= eps -> q } }": ("E001", "eps"),
+    }
+    for text, (code, where) in cases.items():
+        src = SourceFile("t.dp", text)
+        keyword = text.split()[0]
+        if keyword == "automaton":
+            assert parse_automaton_fast(src, 0, len(text)) is None, text
+            assert parse_automaton_fast(src, 0, len(text), flat=True) is None, text
+        try:
+            parse_block(src, keyword, 0, len(text), fast=False)
+        except DiagnosticError as exc:
+            first = exc.diagnostics[0]
+            assert first.code == code and text[first.span.start:first.span.end] == where, (text, first)
+        else:
+            raise AssertionError(f"accepted: {text}")
 
 
 def test_fast_path_is_used_on_regular_text():
@@ -213,7 +302,7 @@ def test_flat_path_equals_per_state_path(monkeypatch):
     used = 0
     for trial in range(60):
         n = rng.choice([3, 12, 40, 300])
-        options = Options(explain=True, details=True, lower_bound_time=0)
+        options = Options(explain=True, details=True, lower_bound_work=0)
         text = flat_text(rng, n)
         fast_out, slow_out, flat = _both_paths(text, options, monkeypatch)
         used += flat
@@ -235,7 +324,7 @@ def test_flat_path_on_the_examples_with_witnesses_and_lower_bounds(monkeypatch):
         if "automaton" not in text:
             continue
         text = re.sub(r"//[^\n]*", "", text)          # the flat reader declines comments
-        for options in (Options(witness=True, explain=True, details=True, lower_bound_time=0), Options()):
+        for options in (Options(witness=True, explain=True, details=True, lower_bound_work=0), Options()):
             fast_out, slow_out, used = _both_paths(text, options, monkeypatch)
             assert fast_out == slow_out, path.name
         flat += used

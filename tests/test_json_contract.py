@@ -67,3 +67,69 @@ def test_dp_diagnostics_point_at_the_cycle_lines():
     assert "x := s" in text[diag["span"]["line"] - 1]          # the store
     assert any("loop" in text[n - 1] for n in lines)           # the loop
     assert any("s < x" in text[n - 1] for n in lines)          # the comparison
+
+
+# ---------------------------------------------------------------------------
+# output is a function of the input
+
+_SLOW_CHILD = """
+import sys, time
+import dslc.dipa.lower_bound as lower_bound
+import dslc.dipa.prob as prob
+inner = prob.path_probability
+def slow(*args, **kwargs):
+    time.sleep(0.0005)                 # a machine several times slower
+    return inner(*args, **kwargs)
+prob.path_probability = lower_bound.path_probability = slow
+from dslc.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _generated_programs(folder: Path, count: int = 30) -> Path:
+    """Random private automata (the generator of tests/test_prob_lemma3.py,
+    seed 13), among them some whose lower-bound search uses up its work."""
+    import random
+    from dslc.dipa.check import check
+    from dslc.ir.print_dipa import automaton_text
+    from dslc.record import replace
+    from tests.test_prob_lemma3 import random_dipa
+    rng = random.Random(13)
+    blocks = []
+    while len(blocks) < count:
+        a = random_dipa(rng)
+        found = check(a)
+        if found.well_formed and found.weight > 0:
+            blocks.append(automaton_text(replace(a, name=f"g{len(blocks)}"), indent="  "))
+    path = folder / "generated.dp"
+    path.write_text("\n".join(blocks), encoding="utf-8")
+    return path
+
+
+def _json_of(prefix: list[str], paths: list[str], env: dict) -> str:
+    proc = subprocess.run(prefix + ["check", "--format", "json", "--quiet", *paths], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=600)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    return re.sub(r'"seconds": [0-9.eE+-]+', '"seconds": 0', proc.stdout)    # timings aside
+
+
+def test_the_same_files_give_the_same_json_on_any_machine(tmp_path):
+    """Byte-identical JSON (timings aside) for the examples, the standard
+    library and generated programs: on repeated runs, on one core shared with
+    a busy process (`taskset -c 0`), and on a machine made slower."""
+    import os
+    import shutil
+    paths = ["examples", "stdlib", str(_generated_programs(tmp_path))]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="100")
+    first = _json_of([sys.executable, "-m", "dslc"], paths, env)
+    assert '"d_lower": "0.999"' in first and first.count('"file": "' + paths[2]) == 1
+    runs = {"slower": _json_of([sys.executable, "-c", _SLOW_CHILD], paths, env)}
+    if shutil.which("taskset") and len(os.sched_getaffinity(0)) > 0:
+        hog = subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"])
+        try:
+            runs["one busy core"] = _json_of(["taskset", "-c", "0", sys.executable, "-m", "dslc"], paths, env)
+        finally:
+            hog.kill()
+            hog.wait()
+    for name, text in runs.items():
+        assert text == first, name

@@ -307,3 +307,159 @@ def test_the_random_rows_exercise_both_outcomes():
     accepted = [g for g in got if g is not None]
     assert 0.3 < len(accepted) / len(got) < 0.9
     assert sum(1 for g in accepted for key in g[2] if key[2]) > 200      # states with two transitions
+
+
+# ---------------------------------------------------------------- bad arguments
+# Each function of the module, called with one bad argument at a time (a
+# negative size, an index out of range, a buffer too short or of the wrong
+# item type): ValueError (TypeError for an object that is no buffer), never a
+# crash.  The calls run in a child process, so that a crash fails this test
+# instead of killing pytest.  Each group starts with a valid call ("ok").
+_BAD_CALLS = r'''
+import json, sys
+from array import array
+from dslc.native import module as m
+A = lambda *v: array("i", v)
+Q = lambda *v: array("q", v)
+W = dict(crit=A(0), src=A(0), dst=A(1), comp=A(1, 0), rate=A(0, 0), inp=b"\0\0", prime=b"\0",
+         plain=Q(1, 1), extra=Q(0), ncomp=2, init=1, costs=Q(0), dist=Q(0, 0), best=A(0, 0))
+def weigh(**kw):
+    a = dict(W, **kw)
+    return m.weigh(a["crit"], a["src"], a["dst"], a["comp"], a["rate"], a["inp"], a["prime"], a["plain"],
+                   a["extra"], a["ncomp"], a["init"], a["costs"], a["dist"], a["best"])
+B = dict(start=A(0, 1, 1), adj=A(1), order=None, ok=None, comp=None, c=0, parent=A(-1, -2), tag=None,
+         queue=A(0, 0), qlen=1, m=1)
+def bfs(**kw):
+    a = dict(B, **kw)
+    return m.bfs(a["start"], a["adj"], a["order"], a["ok"], a["comp"], a["c"], a["parent"], a["tag"],
+                 a["queue"], a["qlen"], a["m"])
+CALLS = {
+    "tarjan ok": lambda: m.tarjan(A(0, 1, 1), A(1), 0, A(0, 0)),
+    "tarjan init -1": lambda: m.tarjan(A(0, 1, 1), A(1), -1, A(0, 0)),
+    "tarjan init past the end": lambda: m.tarjan(A(0, 1, 1), A(1), 2, A(0, 0)),
+    "tarjan no states": lambda: m.tarjan(A(0), A(), 0, A()),
+    "tarjan start short": lambda: m.tarjan(A(0, 1), A(1), 0, A(0, 0)),
+    "tarjan start decreasing": lambda: m.tarjan(A(0, 2, 1), A(1), 0, A(0, 0)),
+    "tarjan adj out of range": lambda: m.tarjan(A(0, 1, 1), A(9), 0, A(0, 0)),
+    "tarjan adj negative": lambda: m.tarjan(A(0, 1, 1), A(-1), 0, A(0, 0)),
+    "tarjan comp of int64": lambda: m.tarjan(A(0, 1, 1), A(1), 0, Q(0, 0)),
+    "postorder ok": lambda: m.postorder(A(0, 1, 1), A(1), 0, A(0, 0)),
+    "postorder init past the end": lambda: m.postorder(A(0, 1, 1), A(1), 5, A(0, 0)),
+    "postorder adj out of range": lambda: m.postorder(A(0, 1, 1), A(2), 0, A(0, 0)),
+    "bfs ok": lambda: bfs(),
+    "bfs qlen -1": lambda: bfs(qlen=-1),
+    "bfs qlen past the states": lambda: bfs(qlen=3),
+    "bfs queue short": lambda: bfs(queue=A(0)),
+    "bfs root out of range": lambda: bfs(queue=A(7, 0)),
+    "bfs ok short": lambda: bfs(ok=b""),
+    "bfs order out of range": lambda: bfs(order=A(4)),
+    "bfs order with m -1": lambda: bfs(order=A(0), m=-1),
+    "bfs comp short": lambda: bfs(comp=A(0)),
+    "bfs tag short": lambda: bfs(tag=A(0)),
+    "group ok": lambda: m.group(2, A(1, 0), None, A(0, 0, 0), A(0, 0)),
+    "group n -1": lambda: m.group(-1, A(), None, A(), A()),
+    "group n -5": lambda: m.group(-5, A(0), None, A(), A(0)),
+    "group key out of range": lambda: m.group(2, A(0, 5), None, A(0, 0, 0), A(0, 0)),
+    "group key negative": lambda: m.group(2, A(0, -1), None, A(0, 0, 0), A(0, 0)),
+    "group edge out of range": lambda: m.group(2, A(0, 1), A(7), A(0, 0, 0), A(0)),
+    "group edge negative": lambda: m.group(2, A(0, 1), A(-1), A(0, 0, 0), A(0)),
+    "group rstart short": lambda: m.group(2, A(0, 1), None, A(0, 0), A(0, 0)),
+    "group rorder short": lambda: m.group(2, A(0, 1), None, A(0, 0, 0), A(0)),
+    "critical ok": lambda: m.critical(A(0), A(1), A(1, 0), A(0, 0), 1),
+    "critical nclasses -1": lambda: m.critical(A(0), A(1), A(1, 0), A(0, 0), -1),
+    "critical src out of range": lambda: m.critical(A(5), A(1), A(1, 0), A(0, 0), 1),
+    "critical dst negative": lambda: m.critical(A(0), A(-3), A(1, 0), A(0, 0), 1),
+    "critical dst short": lambda: m.critical(A(0), A(), A(1, 0), A(0, 0), 1),
+    "critical rate class out of range": lambda: m.critical(A(0), A(1), A(1, 0), A(0, 4), 1),
+    "weigh ok": lambda: weigh(),
+    "weigh src out of range": lambda: weigh(src=A(10**6)),
+    "weigh src negative": lambda: weigh(src=A(-10**6)),
+    "weigh dst out of range": lambda: weigh(dst=A(10**6)),
+    "weigh crit out of range": lambda: weigh(crit=A(3)),
+    "weigh crit not increasing": lambda: weigh(crit=A(0, 0), costs=Q(0, 0)),
+    "weigh ncomp -1": lambda: weigh(ncomp=-1),
+    "weigh ncomp -1, empty arrays": lambda: weigh(crit=A(), costs=Q(), ncomp=-1, dist=Q(), best=A(), init=0),
+    "weigh init_comp out of range": lambda: weigh(init=2),
+    "weigh init_comp -1": lambda: weigh(init=-1),
+    "weigh comp out of range": lambda: weigh(comp=A(9, 0)),
+    "weigh rate class out of range": lambda: weigh(rate=A(3, 0)),
+    "weigh plain short": lambda: weigh(plain=Q(1)),
+    "weigh plain of int32": lambda: weigh(plain=A(1, 1, 1, 1)),
+    "weigh costs short": lambda: weigh(costs=Q()),
+    "weigh dist short": lambda: weigh(dist=Q(0)),
+    "weigh best short": lambda: weigh(best=A(0)),
+    "weigh is_input short": lambda: weigh(inp=b"\0"),
+    "weigh prime short": lambda: weigh(prime=b""),
+    "take ok": lambda: m.take(A(5, 6), A(1, 0)),
+    "take index -1": lambda: m.take(A(5, 6), A(-1)),
+    "take index past the end": lambda: m.take(A(5, 6), A(2)),
+    "take from nothing": lambda: m.take(A(), A(0)),
+    "expand ok": lambda: m.expand(b"\1\2"),
+    "spread ok": lambda: m.spread(A(4, 5), A(0, 1, 2), A(1, 0)),
+    "spread start empty": lambda: m.spread(A(4, 5), A(), A()),
+    "spread start not ending at len": lambda: m.spread(A(4, 5), A(0, 1, 3), A(1)),
+    "spread start not from 0": lambda: m.spread(A(4, 5), A(-1, 1, 2), A(0)),
+    "spread start decreasing": lambda: m.spread(A(4, 5), A(0, 3, 2), A(0)),
+    "spread id out of range": lambda: m.spread(A(4, 5), A(0, 1, 2), A(2)),
+    "spread id negative": lambda: m.spread(A(4, 5), A(0, 1, 2), A(-1)),
+    "firsts ok": lambda: m.firsts(A(0, 1), A(0, 1), A(0, 1), 2),
+    "firsts nth 0": lambda: m.firsts(A(0, 1), A(0, 1), A(0, 1), 2, 0),
+    "firsts ncomp -1": lambda: m.firsts(A(0, 1), A(0, 1), A(0, 1), -1),
+    "firsts keep short": lambda: m.firsts(A(0, 1), A(0, 1), A(0, 1), 2, 1, b"\1"),
+    "firsts edge out of range": lambda: m.firsts(A(0, 1), A(0, 1), A(0, 5), 2),
+    "firsts src out of range": lambda: m.firsts(A(0, 1), A(0, 9), A(0, 1), 2),
+    "firsts comp out of range": lambda: m.firsts(A(0, 4), A(0, 1), A(0, 1), 2),
+    "where ok": lambda: m.where(b"\0\1"),
+    "where no buffer": lambda: m.where(3),
+    "same_component ok": lambda: m.same_component(A(0, 1), A(0, 0)),
+    "same_component lengths differ": lambda: m.same_component(A(0, 1), A(0)),
+    "first_reached ok": lambda: m.first_reached(A(-1, 0), b"\1\1", A(0, 1)),
+    "first_reached among short": lambda: m.first_reached(A(-1, 0), b"\1", A(0, 1)),
+    "first_reached comp short": lambda: m.first_reached(A(-1, 0), b"\1\1", A(0)),
+    "first_reached comp out of range": lambda: m.first_reached(A(-1, 0), b"\1\1", A(0, 7)),
+    "seed ok": lambda: m.seed(b"\1\0", A(0, 0), A(0, 0), A(0, 0)),
+    "seed parent short": lambda: m.seed(b"\1\0", A(0), A(0, 0), A(0, 0)),
+    "seed queue short": lambda: m.seed(b"\1\0", A(0, 0), A(0, 0), A(0)),
+    "resolve_spans ok": lambda: m.resolve_spans("ab a", Q(0, 2), Q(0, 2)),
+    "resolve_spans past the text": lambda: m.resolve_spans("ab", Q(0, 3), Q()),
+    "resolve_spans start negative": lambda: m.resolve_spans("ab", Q(-1, 1), Q()),
+    "resolve_spans start after end": lambda: m.resolve_spans("ab", Q(2, 1), Q()),
+    "resolve_spans half a pair": lambda: m.resolve_spans("ab", Q(0), Q()),
+    "resolve_spans target past the text": lambda: m.resolve_spans("ab", Q(0, 2), Q(1, 9)),
+    "line_starts no str": lambda: m.line_starts(b"a\n"),
+    "flat_rows ok": lambda: m.flat_rows("state q input Lap(ε, 0) { }", 0, 27),
+    "flat_rows pos -1": lambda: m.flat_rows("state", -1, 5),
+    "flat_rows stop past the text": lambda: m.flat_rows("state", 0, 6),
+    "flat_rows pos after stop": lambda: m.flat_rows("state", 4, 2),
+}
+out = {}
+for name, call in CALLS.items():
+    try:
+        call()
+        out[name] = "ok"
+    except Exception as exc:
+        out[name] = type(exc).__name__
+json.dump(out, sys.stdout)
+'''
+
+
+def test_bad_arguments_raise_value_error_never_crash():
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    run = subprocess.run([sys.executable, "-c", _BAD_CALLS], capture_output=True, text=True, env=env,
+                         cwd=root, timeout=120)
+    assert run.returncode == 0, f"the child died ({run.returncode}): {run.stderr[-2000:]}"
+    got = json.loads(run.stdout)
+    assert len(got) > 90
+    for name, outcome in got.items():
+        if name.endswith(" ok"):
+            assert outcome == "ok", (name, outcome)
+        elif name in ("where no buffer", "line_starts no str"):
+            assert outcome == "TypeError", (name, outcome)
+        else:
+            assert outcome == "ValueError", (name, outcome)

@@ -20,7 +20,7 @@ INPUTS = (sorted((ROOT / "examples").glob("*.dp")) + sorted((ROOT / "tests" / "g
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
 def test_plain_text_is_what_rich_prints(path):
     files = check_paths([str(path)], Options(explain=True, witness=path.parent.name == "golden",
-                                             lower_bound_time=0))
+                                             lower_bound_work=0))
     for explain in (False, True):
         buffer = io.StringIO()
         console("never", buffer).print(render_results(files, explain=explain), end="")

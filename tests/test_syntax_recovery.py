@@ -336,3 +336,24 @@ def test_decimals_cut_short_are_warned_about():
                                           ("0.25", None), ("0.1232323", Fraction(61, 495))])
 def test_repeating_fraction(digits, value):
     assert repeating_fraction(digits) == value
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2009", "\u3000", "\u200b", "\n", "\t "])
+@pytest.mark.parametrize("keyword, body", [
+    ("automaton", "{ state q input Lap(ε, 0) { true -> q output ⊤ store } }"),
+    ("mechanism", "{ x := Lap(ε, 0) output x }"),
+])
+def test_a_block_keeps_its_name_after_any_space(space, keyword, body):
+    """`automaton<NBSP>a` is the block `a`: the no-break space counts as a space
+    (docs/language.md); other unusual spaces are E021 at their place, with a help
+    line, and the block still has its name."""
+    text = f"{keyword}{space}a {body}\n"
+    result = check_source(SourceFile("t.dp", text))
+    assert [b.name for b in result.blocks] == ["a"]
+    codes = [(d.code, d.span.start, d.help) for b in result.blocks for d in b.diagnostics
+             if d.code.startswith("E0")]
+    if space in ("\u00a0", "\n", "\t "):
+        assert codes == []
+        assert result.blocks[0].verdict.value != "error"
+    else:
+        assert codes == [("E021", len(keyword), ["replace it with an ordinary space"])]

@@ -15,7 +15,8 @@ import z3
 from dslc.bounded.interrupt import checkpoint, deferred_sigint
 from dslc.ir.lower_hmm import lower_markov
 from dslc.ir.hmm import MarkovModel, fmt
-from dslc.bounded.check import Outcome, check_exact, check_model, check_probe, choose_engine, find_params
+from dslc.bounded.check import (Outcome, check_exact, check_model, check_probe, choose_engine, find_params,
+                                 probe_work)
 from dslc.bounded.diagnose import (bound_text, eps_text, no_values_diagnostic, private_summary,
                                       unknown_diagnostic, violation_diagnostic)
 from dslc.syntax.hmm import MarkovBlock
@@ -90,7 +91,8 @@ def _analyse(model: MarkovModel, options=None) -> Analysis:
         elif out.engine in ("dp", "enum", "enum-plain"):
             out.outcome = check_exact(model, remaining, out.engine)
         elif out.engine == "probe":
-            out.outcome, out.engine, stats = check_probe(model, remaining, style=style)
+            out.outcome, out.engine, stats = check_probe(model, remaining, style=style,
+                                                         max_work=probe_work(timeout))
             out.probe = {"work": stats.work, "complete": stats.complete}
         else:
             out.outcome = check_model(model, remaining, style=style)

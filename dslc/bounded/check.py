@@ -47,14 +47,18 @@ ENUM_CONFIRM_LIMIT = 20000          # re-check a found parameter set by enumerat
 # pruned enumeration is used when an upper bound of its work — counted
 # beforehand, in elementary integer operations — is at most ENUM_WORK_LIMIT
 # (about 10 s of CPython at ENUM_RATE operations a second) and would take at
-# most half of the time left to the block.  Otherwise the pruned enumeration
-# is tried with at most ENUM_PROBE_WORK operations and a quarter of the time
-# left (PROBE_SHARE), and the directions it leaves undecided go to SMT.
-# ENUM_WORK_LIMIT = 0 turns the enumeration off (SMT only).
+# most half of the block's time limit.  Otherwise the pruned enumeration is
+# tried with at most ENUM_PROBE_WORK operations and what ENUM_RATE gets
+# through in a quarter of the time limit (PROBE_SHARE), and the directions it
+# leaves undecided go to SMT.  Both bounds are counted work, so the choice and
+# the report are a function of the model and the options; the clock stops the
+# probe only as a safety net (PROBE_DEADLINE_SHARE of its time, on a machine
+# far slower than ENUM_RATE).  ENUM_WORK_LIMIT = 0 turns the enumeration off.
 ENUM_WORK_LIMIT = 100_000_000
 ENUM_RATE = 10_000_000
 ENUM_PROBE_WORK = 10_000_000
 PROBE_SHARE = 0.25
+PROBE_DEADLINE_SHARE = 0.75
 
 
 @dataclass
@@ -634,7 +638,7 @@ def choose_engine(model: MarkovModel, requested: str = "auto") -> tuple[str, int
     "auto"; then, for numeric models, "enum" (the pruned enumeration) when
     the bound of its work (:func:`enumeration_estimate`) is at most
     :data:`ENUM_WORK_LIMIT` and half of what :data:`ENUM_RATE` gets through
-    in the block's remaining time; "probe" (the pruned enumeration under a
+    in the block's time limit (``--timeout``); "probe" (the pruned enumeration under a
     work cap, then SMT for what it leaves open, :func:`check_probe`) when the
     bound is larger; "smt" for symbolic parameters, `find`, or
     ENUM_WORK_LIMIT ≤ 0.  Returns (engine, the bound or None)."""
@@ -644,8 +648,10 @@ def choose_engine(model: MarkovModel, requested: str = "auto") -> tuple[str, int
         return requested, None
     if ENUM_WORK_LIMIT <= 0:
         return "smt", None
-    left = limits.current().remaining()
-    limit = ENUM_WORK_LIMIT if left is None else min(ENUM_WORK_LIMIT, int(ENUM_RATE * left / 2))
+    # the block's time limit, not the time left: the choice (which the report
+    # names) is a function of the model and the options, never of the clock
+    total = limits.current().seconds
+    limit = ENUM_WORK_LIMIT if total is None else min(ENUM_WORK_LIMIT, int(ENUM_RATE * total / 2))
     work = enumeration_estimate(model, limit)
     return ("enum" if work is not None else "probe"), work
 
@@ -686,19 +692,27 @@ def check_exact(model: MarkovModel, timeout: float = 60.0, engine: str = "dp") -
     return outcome
 
 
+def probe_work(timeout: float) -> int:
+    """The work cap of the probe for a block whose time limit is ``timeout``
+    seconds (the limit, not the time left: the cap, and so the report, is a
+    function of the model and the options)."""
+    return min(ENUM_PROBE_WORK, ENUM_WORK_LIMIT, int(ENUM_RATE * timeout * PROBE_SHARE))
+
+
 def check_probe(model: MarkovModel, timeout: float = 60.0, *, style: str = "improved",
                 max_work: int | None = None) -> tuple[Outcome, str, PruneStats]:
     """The pruned enumeration with at most ``max_work`` operations (default
-    :data:`ENUM_PROBE_WORK`) and :data:`PROBE_SHARE` of ``timeout``; the
+    :data:`ENUM_PROBE_WORK`, :func:`probe_work`; the clock only as a safety net); the
     directions it leaves undecided are checked with SMT in the time left.  A
     violation or a complete walk is final, so the verdict is that of SMT
     alone.  Returns (outcome, "enum" when SMT was not needed else "smt",
     what the enumeration did)."""
     start = time.perf_counter()
     if max_work is None:
-        max_work = min(ENUM_PROBE_WORK, ENUM_WORK_LIMIT, int(ENUM_RATE * timeout * PROBE_SHARE))
+        max_work = probe_work(timeout)
     if max_work > 0:
-        decided, undecided, stats = prune_model(model, deadline=start + timeout * PROBE_SHARE, max_work=max_work)
+        decided, undecided, stats = prune_model(model, deadline=start + timeout * PROBE_DEADLINE_SHARE,
+                                                max_work=max_work)
     else:
         decided, undecided, stats = [], directions(model), PruneStats(complete=False)
     if not undecided:

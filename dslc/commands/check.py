@@ -41,9 +41,12 @@ def add_parser(sub) -> None:
                    help="privacy budget for every automaton and mechanism block: pass only if proven "
                         "dε-private for every ε with d ≤ D (an exact number: 1, 3/2, 0.75); "
                         "budget not proven is DP005, budget exceeded DP006")
+    p.add_argument("--lower-bound-work", type=work_arg, default=None, metavar="N",
+                   help="work for the search of a lower bound on d, per private DiPA block, counted "
+                        "so that the output never depends on the machine (default 40000, or 1000000 "
+                        "when a budget is above the upper bound; 0: no search)")
     p.add_argument("--lower-bound-time", type=seconds_arg, default=None, metavar="SECONDS",
-                   help="time for the search of a lower bound on d, per private DiPA block "
-                        "(default 0.15, or 3 when a budget is above the upper bound; 0: no search)")
+                   help="deprecated: the same as --lower-bound-work SECONDS×333333")
     p.add_argument("--max-file-size", type=size_arg, default=limits.MAX_FILE_BYTES, metavar="SIZE",
                    help="largest input file, in bytes or with K, M, G (default 256M; an automaton of "
                         "10^7 states is about 1.3G)")
@@ -65,7 +68,7 @@ def timeout_arg(text: str) -> float:
 def size_arg(text: str) -> int:
     """argparse type of ``--max-file-size``: a positive number of bytes, with
     an optional K, M or G (powers of 1024)."""
-    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text, re.I)
+    m = re.fullmatch(r"\s*([0-9]+)\s*([KMG]?)i?B?\s*", text, re.I)
     if m is None or int(m.group(1)) == 0:
         raise argparse.ArgumentTypeError(f"`{text}` is not a size such as 256M, 2G or 1000000")
     return int(m.group(1)) * 1024 ** " KMG".index(m.group(2).upper() or " ")
@@ -88,6 +91,14 @@ def max_d_arg(text: str) -> Fraction:
     return value
 
 
+def work_arg(text: str) -> int:
+    """argparse type of ``--lower-bound-work``: a non-negative integer."""
+    t = text.strip().replace("_", "")
+    if not re.fullmatch(r"[0-9]{1,15}", t):
+        raise argparse.ArgumentTypeError(f"`{text}` is not a whole number of work units such as 40000 (0: no search)")
+    return int(t)
+
+
 def seconds_arg(text: str) -> float:
     """argparse type of ``--lower-bound-time``: 0 or a positive, finite number of seconds."""
     try:
@@ -99,7 +110,7 @@ def seconds_arg(text: str) -> float:
     return value
 
 
-_RATIONAL = re.compile(r"^\+?(\d+(\.\d*)?|\.\d+)(/\d+)?$")
+_RATIONAL = re.compile(r"^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(/[0-9]+)?$")
 
 
 def console(color: str, stream=None) -> Console:
@@ -132,7 +143,8 @@ def run(args) -> int:
     gc.disable()
     options = Options(witness=args.witness, epsilon=args.epsilon, timeout=args.timeout,
                       explain=args.explain, details=args.format in ("json", "sarif"),
-                      max_d=args.max_d, lower_bound_time=args.lower_bound_time,
+                      max_d=args.max_d, lower_bound_work=args.lower_bound_work,
+                      lower_bound_time=args.lower_bound_time,
                       max_file_bytes=args.max_file_size)
     from dslc.commands.progress import progress_display
     with progress_display(enabled=not args.quiet, what="checking") as show:

@@ -27,7 +27,7 @@ d is an upper bound: the best constant d* may be smaller (a single Laplace
 release is charged 2d but leaks d).  The report gives both bounds,
 d_lower ≤ d* ≤ d, the critical transitions whose costs make up d, and the
 rates that would fit the budget (every rate multiplied by D/d).  A longer
-search (`--lower-bound-time SECONDS`) may turn this into DP006; a budget is
+search (`--lower-bound-work N`) may turn this into DP006; a budget is
 only met when it is proven.
 """)
 register("DP006", "budget-exceeded", "Adjacent inputs lose more privacy than the budget allows.", """

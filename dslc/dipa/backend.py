@@ -80,15 +80,16 @@ def _bounds(dipa: DiPA, found: CheckResult, analysis: Analysis, options) -> None
     analysis.upper = upper
     budget = budgets.effective_budget(dipa, getattr(options, "max_d", None))
     analysis.budget = budget
-    seconds = getattr(options, "lower_bound_time", None)
+    work = lower_bound.work_option(getattr(options, "lower_bound_work", None),
+                                   getattr(options, "lower_bound_time", None))
     target = None
-    if seconds is None:
-        seconds = lower_bound.SEARCH_SECONDS
+    if work is None:
+        work = lower_bound.SEARCH_WORK
         if budget is not None and upper > budget.limit:
-            seconds = lower_bound.BUDGET_SEARCH_SECONDS
+            work = lower_bound.BUDGET_SEARCH_WORK
     if budget is not None and upper > budget.limit:
         target = budget.limit
-    analysis.lower = lower_bound.search(dipa, found, upper, seconds, target)
+    analysis.lower = lower_bound.search(dipa, found, upper, work, target)
     if budget is not None:
         analysis.budget_status = budgets.status(upper, analysis.lower, budget)
 

@@ -75,8 +75,8 @@ def interval_text(upper: Fraction, lb: LowerBound | None) -> str:
         return f"d ≤ {d}{why}"
     if lb.witness is None:
         # "d ∈ [0, …]" is true but says nothing: say what the search did instead
-        if lb.cut_short:
-            return f"d ≤ {d} (no lower bound above 0 found in the time given; see --lower-bound-time)"
+        if lb.spent:
+            return f"d ≤ {d} (no lower bound above 0 found with the work given; see --lower-bound-work)"
         return f"d ≤ {d} (no lower bound above 0 found)"
     text = f"d ∈ [{lb.text}, {d}]"
     if lb.tight(upper):
@@ -191,7 +191,7 @@ def budget_diagnostic(dipa: DiPA, found: CheckResult, upper: Fraction, lb: Lower
         diag.note(f"d = {d_text} is an upper bound (the cost of the heaviest path, Lemma 3 of the DiPA "
                   f"paper) and may be loose; {found_text}, and no pair of adjacent inputs was found "
                   f"that loses more than {budget.text}")
-        diag.note("search longer for such a pair with `--lower-bound-time SECONDS`")
+        diag.note("search longer for such a pair with `--lower-bound-work N`")
     diag.with_help(fitting_rates(dipa, upper, limit))
     return diag
 

@@ -16,7 +16,9 @@ contradict it at this ε; so d_lower ≤ d* ≤ d.  Soundness rests on the
 probabilities only: the bound is computed from the lower end of Pr_α's error
 interval and the upper end of Pr_β's, and rounded down.
 
-The search (time-bounded, :data:`SEARCH_SECONDS` per block by default):
+The search is bounded by counted work, not by the clock, so that d_lower is a
+function of the program (:data:`SEARCH_WORK` per block by default; see
+"Work" below):
 
 1. *Routes*: sequences of critical transitions through the DAG of strongly
    connected components, heaviest first (the heaviest is the path whose
@@ -31,12 +33,22 @@ The search (time-bounded, :data:`SEARCH_SECONDS` per block by default):
    (`>=` down, `<` up, a released value up with the output interval below
    its mean, a store towards the side its later comparisons favour).
 4. ε ∈ {1, 4}; then a local search from the best candidate (offsets of
-   α, single directions, loop turns, ε) while time is left.
+   α, single directions, loop turns, ε) while work is left.
 
 Candidates are scored with fast, lower-precision probabilities; the best is
 recomputed at full precision, checked (a path from the initial state, inputs
 exactly at input states, adjacent, the printed text replays to the same
 path) and only then reported.
+
+Work: scoring a candidate costs :data:`CANDIDATE_WORK` units, :data:`STEP_WORK`
+per step of its path, plus the terms its probability computations carry (:func:`dslc.dipa.prob.path_probability`'s
+meter), so a long or varied path costs more than a short one.  The search
+stops before a candidate once the work done reaches its allowance, and
+reports the best candidate so far: the same on every machine, under any
+load.  The block's time limit (``--timeout``) still bounds it as a safety
+net: if half of the time left runs out first, no lower bound is reported
+("not searched to its end"), never one that depends on the speed of the
+machine.
 """
 
 from __future__ import annotations
@@ -54,8 +66,11 @@ from dslc.dipa.paths import build_path, input_tokens, output_tokens, parse_input
 from dslc.dipa.prob import PathError, Probability, Step, TooExpensive, fmt_probability, path_probability
 from dslc.ir.dipa import DiPA, Guard, OutKind, fmt_fraction
 
-SEARCH_SECONDS = 0.12          # default time for the search, per block (verification comes on top)
-BUDGET_SEARCH_SECONDS = 3.0    # when a budget is declared and the upper bound exceeds it
+SEARCH_WORK = 40_000           # default work for the search, per block (verification comes on top)
+BUDGET_SEARCH_WORK = 25 * SEARCH_WORK   # when a budget is declared and the upper bound exceeds it
+CANDIDATE_WORK = 200           # work of scoring one candidate, besides the terms it carries
+STEP_WORK = 50                 # and per step of its path
+WORK_PER_SECOND = 333_333       # converts the deprecated --lower-bound-time SECONDS (0.12 s: the default)
 MAX_STATES = 50_000            # larger automata are not searched (said in the summary)
 MAX_STEPS = 40                 # longest candidate path
 VERIFIED_PROBE_STATES = 50     # in blocks this small the first candidate is scored by its full verification
@@ -101,8 +116,10 @@ class LowerBound:
     searched: bool = True
     reason: str | None = None       # why the search was skipped or cut short
     evaluations: int = 0
-    seconds: float = 0.0
-    cut_short: bool = False         # the time ran out (the best so far is reported)
+    work: int = 0                   # the work done (CANDIDATE_WORK per candidate plus terms carried)
+    seconds: float = 0.0            # (timing only: nothing printed depends on it)
+    spent: bool = False             # the work allowance ran out (the best so far is reported)
+    cut_short: bool = False         # the block's time limit stopped the search (nothing is reported)
     problem: str | None = None      # an internal problem (never expected)
 
     @property
@@ -327,14 +344,28 @@ def instantiate(dipa: DiPA, cand: Candidate, delta: Fraction) -> tuple[list[Step
 # ---------------------------------------------------------------------------
 # scoring
 
+class _Spent(Exception):
+    """The search's work allowance is used up."""
+
+
 class _Scorer:
-    def __init__(self, dipa: DiPA, delta: Fraction):
+    def __init__(self, dipa: DiPA, delta: Fraction, work: int = SEARCH_WORK):
         self.dipa, self.delta = dipa, delta
         self.cache: dict[tuple, float | None] = {}
         self.evaluations = 0
+        self.meter = [0]                # work done (see the module docstring)
+        self.allowance = work
         self.best: tuple[float, Candidate] | None = None
         self.goal = lambda: float("inf")
         self.verified: dict[tuple, Witness] = {}
+
+    def _charge(self, cand: Candidate) -> None:
+        """Count one more candidate, or stop the search when the work is spent."""
+        if self.meter[0] >= self.allowance:
+            raise _Spent
+        limits.checkpoint()
+        self.evaluations += 1
+        self.meter[0] += CANDIDATE_WORK + STEP_WORK * len(cand.path)
 
     def score_verified(self, cand: Candidate) -> float | None:
         """The score of a candidate that is likely the answer: its verified
@@ -343,10 +374,9 @@ class _Scorer:
         key = cand.key()
         if key in self.cache:
             return self.cache[key]
-        limits.checkpoint()
-        self.evaluations += 1
+        self._charge(cand)
         try:
-            witness = verify(self.dipa, cand, self.delta)
+            witness = verify(self.dipa, cand, self.delta, self.meter)
         except (PathError, TooExpensive, ArithmeticError, decimal.DecimalException):
             witness = None
         value = None if witness is None else float(witness.bound)
@@ -359,13 +389,12 @@ class _Scorer:
         key = cand.key()
         if key in self.cache:
             return self.cache[key]
-        limits.checkpoint()
-        self.evaluations += 1
+        self._charge(cand)
         value = None
         try:
             alpha, beta = instantiate(self.dipa, cand, self.delta)
-            pa = path_probability(self.dipa, alpha, cand.epsilon, **FAST)
-            pb = path_probability(self.dipa, beta, cand.epsilon, **FAST)
+            pa = path_probability(self.dipa, alpha, cand.epsilon, meter=self.meter, **FAST)
+            pb = path_probability(self.dipa, beta, cand.epsilon, meter=self.meter, **FAST)
             if pa.log_probability is not None and pb.log_probability is not None:
                 value = float(pa.log_probability - pb.log_probability) / float(cand.epsilon)
         except (PathError, TooExpensive, ArithmeticError, decimal.DecimalException):
@@ -401,35 +430,36 @@ def _moves(dipa: DiPA, cand: Candidate):
 # Searches already done in this process, by the automaton's structure and
 # numbers (names and spans left out: the witness's steps are transition
 # indices, inputs and intervals, and its probabilities depend on nothing
-# else).  A file or an editor's document often repeats a block under other
-# names; the second one reuses the first one's verified witness.  Only
-# searches that ran to their end without a problem are kept (they do not
-# depend on the time they were given), and only for small automata.
+# else) and the work allowed.  A file or an editor's document often repeats a
+# block under other names; the second one reuses the first one's verified
+# witness, which is what its own search would find (the search is a function
+# of these).  Searches that the time limit stopped or that met a problem are
+# not kept, and only small automata are.
 _MEMO: dict[tuple, LowerBound] = {}
 MEMO_ENTRIES = 1024
 MEMO_MAX_TRANSITIONS = 400
 
 
-def _memo_key(dipa: DiPA, upper: Fraction, target: Fraction | None) -> tuple | None:
-    if target is not None or len(dipa.transitions) > MEMO_MAX_TRANSITIONS:
+def _memo_key(dipa: DiPA, upper: Fraction, work: int, target: Fraction | None) -> tuple | None:
+    if len(dipa.transitions) > MEMO_MAX_TRANSITIONS:
         return None
     states = tuple((s.is_input, s.d, s.mu, s.d_prime, s.mu_prime, s.terminal) for s in dipa.states)
     moves = tuple((t.source, t.guard, t.target, t.output.kind, t.output.symbol, t.store)
                   for t in dipa.transitions)
-    return (dipa.initial, dipa.sensitivity, upper, states, moves)
+    return (dipa.initial, dipa.sensitivity, upper, work, target, states, moves)
 
 
-def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEARCH_SECONDS,
+def search(dipa: DiPA, found: CheckResult, upper: Fraction, work: int = SEARCH_WORK,
            target: Fraction | None = None) -> LowerBound:
-    """The best lower bound found within ``seconds`` (stops early once it is
-    tight, or, with ``target``, once a witness beats it).  The same automaton
-    under other names gets the result of its first search (see _MEMO)."""
-    key = _memo_key(dipa, upper, target) if seconds > 0 else None
+    """The best lower bound found with ``work`` units of work (stops early once
+    it is tight, or, with ``target``, once a witness beats it).  The same
+    automaton under other names gets the result of its first search (see _MEMO)."""
+    key = _memo_key(dipa, upper, work, target) if work > 0 else None
     if key is not None:
         kept = _MEMO.get(key)
         if kept is not None:
-            return replace(kept, seconds=0.0, evaluations=0)
-    result = _search_bound(dipa, found, upper, seconds, target)
+            return replace(kept, seconds=0.0, evaluations=0, work=0)
+    result = _search_bound(dipa, found, upper, work, target)
     if key is not None and result.searched and not result.cut_short and result.problem is None:
         if len(_MEMO) >= MEMO_ENTRIES:
             _MEMO.clear()
@@ -437,7 +467,22 @@ def search(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float = SEA
     return result
 
 
-def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: float,
+def work_option(work: int | None, seconds: float | None) -> int | None:
+    """The work of a search from the options: ``lower_bound_work``, else the
+    deprecated ``lower_bound_time`` converted at :data:`WORK_PER_SECOND` (a
+    fixed rate: the search still never looks at the clock), else None (the
+    default)."""
+    if work is not None:
+        return max(0, int(work))
+    if seconds is not None:
+        return max(0, round(seconds * WORK_PER_SECOND))
+    return None
+
+
+TIME_RAN_OUT = "not searched to its end: the block's time limit (--timeout) ran out"
+
+
+def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, work: int,
                   target: Fraction | None) -> LowerBound:
     result = LowerBound()
     n = len(dipa.states)
@@ -458,30 +503,36 @@ def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: floa
         result.reason = (f"not searched: a path of at most {MAX_STEPS} steps loses at most "
                          f"{fmt_decimal(round_down(Decimal(reach)))}·ε, less than {int(TIGHT * 100)}% of d")
         return result
+    if work <= 0:
+        result.searched = False
+        result.reason = "not searched"
+        return result
     outer = limits.current()
     left = outer.remaining()
-    if seconds <= 0 or (left is not None and left < 0.05):
+    if left is not None and left < 0.05:
         result.searched = False
-        result.reason = "not searched (no time left)" if seconds > 0 else "not searched"
+        result.reason = "not searched (no time left)"
         return result
-    own = seconds if left is None else min(seconds, left / 2)
+    # the clock only as a safety net: half of the block's time left
+    deadline = limits.Deadline(None if left is None else left / 2, outer.cancelled)
     delta = Fraction(dipa.sensitivity)
-    scorer = _Scorer(dipa, delta)
-    deadline = limits.Deadline(own, outer.cancelled)
+    scorer = _Scorer(dipa, delta, work)
     tight_goal = float(upper) * 0.999
     if target is None:
         scorer.goal = lambda: tight_goal
     else:
         # a budget to beat: the usual search first, then stop at the first witness above it
         beat = float(target) * 1.0001 + 1e-9
-        scorer.goal = lambda: tight_goal if deadline.elapsed() < SEARCH_SECONDS else beat
+        scorer.goal = lambda: tight_goal if scorer.meter[0] < SEARCH_WORK else beat
     try:
         with limits.scope(deadline):
             _search(dipa, found, scorer)
+    except _Spent:
+        result.spent = True
     except limits.Cancelled as exc:
         if exc.reason != "timeout":
             raise
-        result.cut_short = True
+        return _time_ran_out(result, deadline)
     except (KeyboardInterrupt, MemoryError):
         raise
     except Exception as exc:  # noqa: BLE001 - a lower bound must never cost the verdict
@@ -490,6 +541,7 @@ def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: floa
         result.problem = f"{type(exc).__name__}: {exc}"
         return result
     result.evaluations = scorer.evaluations
+    result.work = scorer.meter[0]
     result.seconds = deadline.elapsed()
     best = scorer.best
     if best is None or best[0] <= 0:
@@ -499,8 +551,7 @@ def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: floa
     except limits.Cancelled as exc:
         if exc.reason != "timeout":
             raise
-        result.cut_short = True
-        return result
+        return _time_ran_out(result, deadline)
     except Exception as exc:  # noqa: BLE001 - a lower bound must never cost the verdict
         if os.environ.get("DSLC_DEBUG"):
             raise
@@ -521,6 +572,16 @@ def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, seconds: floa
     return result
 
 
+def _time_ran_out(result: LowerBound, deadline: limits.Deadline) -> LowerBound:
+    """The time limit stopped the search: no bound (one found so far would
+    depend on the speed of the machine), said as such."""
+    result.searched = False
+    result.cut_short = True
+    result.reason = TIME_RAN_OUT
+    result.seconds = deadline.elapsed()
+    return result
+
+
 def _reach(found: CheckResult, upper: Fraction) -> float | None:
     """An upper bound on the loss (in units of ε, like ``upper``) of any path of at
     most MAX_STEPS transitions: MAX_STEPS times the largest critical cost."""
@@ -536,7 +597,8 @@ def _reach(found: CheckResult, upper: Fraction) -> float | None:
 
 
 def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
-    """Fills in ``scorer.best``; returns early at ``scorer.goal()`` (or when the time is up)."""
+    """Fills in ``scorer.best``; returns early at ``scorer.goal()`` (or raises
+    _Spent when the work allowance is used up)."""
     graph = _Graph(dipa, found)
 
     def consider(cand: Candidate, verified: bool = False) -> bool:
@@ -567,7 +629,7 @@ def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
                         return
             if len(path) >= MAX_STEPS:
                 break
-    # local search from the best candidate, while time is left
+    # local search from the best candidate, while work is left
     improved = scorer.best is not None
     while improved:
         improved = False
@@ -587,7 +649,7 @@ class WitnessError(AssertionError):
     """A lower-bound witness that is not what it claims (a bug in dslc)."""
 
 
-def verify(dipa: DiPA, cand: Candidate, delta: Fraction) -> Witness | None:
+def verify(dipa: DiPA, cand: Candidate, delta: Fraction, meter: list[int] | None = None) -> Witness | None:
     """Recompute a candidate at full precision from its printed form and check it."""
     alpha, beta = instantiate(dipa, cand, delta)
     check_adjacent(dipa, alpha, beta, delta)
@@ -597,8 +659,8 @@ def verify(dipa: DiPA, cand: Candidate, delta: Fraction) -> Witness | None:
     pb_steps = build_path(dipa, parse_inputs(",".join(input_tokens(beta)), allow_tau=True), outputs)
     if [s.transition for s in pa_steps] != cand.path or [s.transition for s in pb_steps] != cand.path:
         raise WitnessError("the printed witness does not give back its path")
-    pa = path_probability(dipa, pa_steps, cand.epsilon, budget=FULL_BUDGET)
-    pb = path_probability(dipa, pb_steps, cand.epsilon, budget=FULL_BUDGET)
+    pa = path_probability(dipa, pa_steps, cand.epsilon, budget=FULL_BUDGET, meter=meter)
+    pb = path_probability(dipa, pb_steps, cand.epsilon, budget=FULL_BUDGET, meter=meter)
     if pa.log_probability is None or pb.log_probability is None:
         return None
     ctx = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)

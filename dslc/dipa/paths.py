@@ -23,7 +23,7 @@ SYMBOL_ALIASES = {"bot": "⊥", "top": "⊤"}
 INF = {"inf", "+inf", "∞", "+∞", "infinity", "+infinity"}
 NEG_INF = {"-inf", "-∞", "-infinity"}
 MAX_NUMBER_CHARS = 60          # a number on the command line (exact rationals)
-_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
+_EXPONENT = re.compile(r"[eE]\s*([+-]?[0-9]+)")
 
 
 class PathTextError(ValueError):
@@ -39,6 +39,9 @@ def parse_number(text: str, what: str) -> Fraction:
     if len(t) > MAX_NUMBER_CHARS:
         raise PathTextError(f"{what} has {len(t)} characters; at most {MAX_NUMBER_CHARS} are accepted",
                             "write the number as a decimal or a fraction such as 0.5 or -1/2")
+    if not t.replace("∞", "").isascii():      # Fraction() would read `３` and `٣` as digits
+        raise PathTextError(f"{what} `{text.strip()}` is not a number",
+                            "write numbers with the digits 0-9, e.g. 0.5 or -1/2")
     m = _EXPONENT.search(t)
     if m and abs(int(m.group(1))) > 40:       # Fraction("1e99999999") takes minutes
         raise PathTextError(f"{what} `{text.strip()}` is out of range",

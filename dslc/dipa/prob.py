@@ -113,6 +113,7 @@ class _Engine:
         self.tau: Decimal | None = None       # truncation threshold (absolute)
         self.dropped = Decimal(0)             # sum of the sups of dropped terms
         self.budget: int | None = None        # most terms to carry, summed over the steps
+        self.counted = False                  # count the terms carried (a budget or a meter)
         self.work = 0
 
     # cached constants (call inside the engine's context)
@@ -424,9 +425,9 @@ def _truncate(f: PW, en: _Engine) -> PW:
     """
     tau = en.tau
     bps = f.bps
-    if en.budget is not None:
+    if en.counted:
         en.work += sum(len(t) for t in f.pieces)
-        if en.work > en.budget:
+        if en.budget is not None and en.work > en.budget:
             raise TooExpensive("the path is too long or too varied to compute within the budget")
     n = len(bps)
     last = len(f.pieces) - 1
@@ -588,16 +589,22 @@ def _probability_function(prep: _Prepared, en: _Engine) -> PW:
 
 
 def _run(prep: _Prepared, epsilon: Fraction, prec: int, tau: Decimal | None,
-         budget: int | None = None) -> tuple[Decimal, Decimal]:
-    """(value, bound on the truncation error) at ``prec`` digits."""
+         budget: int | None = None, meter: list[int] | None = None) -> tuple[Decimal, Decimal]:
+    """(value, bound on the truncation error) at ``prec`` digits; the terms
+    carried are added to ``meter[0]`` (also when the budget stops the run)."""
     en = _Engine(epsilon, prec, prep.R, prep.B)
     en.tau = tau
     en.budget = budget
-    with decimal.localcontext(en.ctx):
-        f = _probability_function(prep, en)
-        x = prep.point(prep.x0)
-        i = bisect_right(f.bps, x)
-        return +_eval_terms(f.pieces[i], x - f.anchor(i), en), en.dropped
+    en.counted = budget is not None or meter is not None
+    try:
+        with decimal.localcontext(en.ctx):
+            f = _probability_function(prep, en)
+            x = prep.point(prep.x0)
+            i = bisect_right(f.bps, x)
+            return +_eval_terms(f.pieces[i], x - f.anchor(i), en), en.dropped
+    finally:
+        if meter is not None:
+            meter[0] += en.work
 
 
 def fmt_probability(p: Decimal) -> str:
@@ -607,11 +614,13 @@ def fmt_probability(p: Decimal) -> str:
 
 def path_probability(dipa: DiPA, steps: list[Step], epsilon: Fraction, x0: Fraction = Fraction(0),
                      rel_tol: float = 1e-20, start_digits: int = 40, max_digits: int = 1280,
-                     budget: int | None = None) -> Probability:
+                     budget: int | None = None, meter: list[int] | None = None) -> Probability:
     """Pr[ε, x0, ρ] with an error bound (see the module docstring).
 
     Raises PathError when the path does not fit the automaton, TooExpensive
     when a run carries more than ``budget`` terms, summed over the steps.
+    ``meter[0]`` (when given) grows by the terms every run carried: a count of
+    the work done that does not depend on the machine or its load.
     """
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
@@ -622,9 +631,9 @@ def path_probability(dipa: DiPA, steps: list[Step], epsilon: Fraction, x0: Fract
     tau: Decimal | None = Decimal("1e-60")
     for attempt in range(8):
         # rounding: compare P and 2P digits, doubling P until they agree
-        low, _ = _run(prep, epsilon, digits, tau, budget)
+        low, _ = _run(prep, epsilon, digits, tau, budget, meter)
         while True:
-            high, dropped = _run(prep, epsilon, 2 * digits, tau, budget)
+            high, dropped = _run(prep, epsilon, 2 * digits, tau, budget, meter)
             rounding = abs(high - low)
             if rounding <= tol * abs(high) or 2 * digits >= max_digits or (high == 0 and rounding == 0):
                 break

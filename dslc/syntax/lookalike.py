@@ -107,6 +107,9 @@ def lookup(ch: str) -> LookAlike | None:
     if ch in _SPACES:
         return LookAlike(ch, " ", None, "", "it is invisible in most editors")
     code = ord(ch)
+    if code > 0x7F and ch.isdecimal():               # fullwidth, Arabic-Indic, Devanagari, ... digits
+        return LookAlike(ch, str(unicodedata.decimal(ch)), "NUMBER", "",
+                         "numbers in `.dp` are written with the digits 0-9 only")
     if 0xFF01 <= code <= 0xFF5E:                      # fullwidth ASCII
         ascii_ch = chr(code - 0xFEE0)
         return LookAlike(ch, ascii_ch, _ASCII_TERMINALS.get(ascii_ch), "",
@@ -119,6 +122,15 @@ def lookup(ch: str) -> LookAlike | None:
 _ASCII_TERMINALS = {"(": "LPAR", ")": "RPAR", "{": "LBRACE", "}": "RBRACE", ",": "COMMA",
                     ";": "SEMICOLON", ":": "COLON", "=": "EQUAL", "<": "LT", ">": "GT",
                     "+": "PLUS", "-": "MINUS", "*": "STAR", "/": "SLASH", "[": "LSQB", "]": "RSQB"}
+
+
+def digit_run(text: str, pos: int) -> str:
+    """The ASCII spelling of a run of non-ASCII decimal digits (`３٣` → `33`)."""
+    out = []
+    while pos < len(text) and ord(text[pos]) > 0x7F and text[pos].isdecimal():
+        out.append(str(unicodedata.decimal(text[pos])))
+        pos += 1
+    return "".join(out)
 
 
 def fullwidth_run(text: str, pos: int) -> str:
@@ -186,7 +198,7 @@ def rounded_fraction(digits: str):
 _DECIMALS = None
 
 
-_FOUR_DECIMALS = re.compile(r"\.\d{4}")    # what every W002 literal contains
+_FOUR_DECIMALS = re.compile(r"\.[0-9]{4}")    # what every W002 literal contains
 
 
 def decimal_warnings(source, start: int, end: int) -> list:
@@ -198,7 +210,7 @@ def decimal_warnings(source, start: int, end: int) -> list:
     from dslc.diagnostics.model import Diagnostic, Severity
     if _DECIMALS is None:
         _DECIMALS = re.compile(r"//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/|\"[^\"\n]*\"|"
-                               r"(?<![A-Za-z0-9_.])(?P<num>\d*\.\d{4,})(?![A-Za-z0-9_.…])", re.S)
+                               r"(?<![A-Za-z0-9_.])(?P<num>[0-9]*\.[0-9]{4,})(?![A-Za-z0-9_.…])", re.S)
     text = source.text
     if _FOUR_DECIMALS.search(text, start, end) is None:      # no copy of the block, a fast scan
         return []
@@ -229,4 +241,4 @@ def fraction_text(value) -> str:
 
 
 __all__ = ["LookAlike", "lookup", "char_name", "show", "SMART_QUOTES", "fullwidth_run",
-           "repeating_fraction", "rounded_fraction", "decimal_warnings", "fraction_text"]
+           "digit_run", "repeating_fraction", "rounded_fraction", "decimal_warnings", "fraction_text"]

@@ -381,7 +381,7 @@ def parse_block(source: SourceFile, keyword: str, start: int, end: int,
     return _with_warnings(block, source, start, end)
 
 
-_FOUR_DECIMALS = re.compile(r"\.\d{4}")    # what every W002 literal contains (as lookalike's)
+_FOUR_DECIMALS = re.compile(r"\.[0-9]{4}")    # what every W002 literal contains (as lookalike's)
 
 
 def _with_warnings(block: ast.Block, source: SourceFile, start: int, end: int) -> ast.Block:

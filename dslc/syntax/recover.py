@@ -492,6 +492,13 @@ class _Run:
                       f"did you mean `{prev}`?")
                 .with_help(f"write `{prev}`"))
 
+        # -- a keyword run into the next word (`noinputLap(ε, 0)`, `outputtop`): a
+        #    keyword ends where a word ends, so this is one unknown word
+        if word and tok.type == "NAME":
+            glued = self._glued_keyword(tok, cut, accepted)
+            if glued is not None:
+                return glued
+
         # -- this token is a word from another language, or a misspelled keyword
         if word and tok.type == "NAME":
             foreign = self._foreign_word(tok, cut, ahead, after=False)
@@ -717,6 +724,24 @@ class _Run:
                 .with_help("nest the tests: `if A { if B { ... } }` — each comparison in its own step, "
                            "with a fresh draw"))
 
+    def _glued_keyword(self, tok: Token, cut: int, accepted: set[str]):
+        """`noinputLap`: a keyword that fits here followed by letters that read
+        on (the longest such keyword); the repair reads them as two words."""
+        text = str(tok)
+        for word, terminal in sorted(self._keywords(accepted).items(), key=lambda kv: -len(kv[0])):
+            if len(word) >= len(text) or not text.startswith(word):
+                continue
+            split = tok.start_pos + len(word)
+            feed = [self._synth(terminal, Token(terminal, word, tok.start_pos, end_pos=split), word)]
+            if self._fits(cut, feed, self._lex_from(split, LOOKAHEAD + 1), need=2):
+                rest = text[len(word):]
+                return cut, feed, split, (
+                    error("E020", f"`{text}` is not a keyword: `{word}` runs into `{rest}`",
+                          self._tspan(tok), f"write a space after `{word}`")
+                    .note("a keyword ends where a word ends; letters, digits or `_` after it make one word")
+                    .with_help(f"write `{word} {rest}`"))
+        return None
+
     # -------------------------------------------------------------- messages
     def _typo_diag(self, tok: Token, best: str) -> Diagnostic:
         word = str(tok)
@@ -754,6 +779,9 @@ class _Run:
         hint = _hint(tok, accepted) if self.keyword in ("automaton", "mechanism") else None
         if hint:
             diag.with_help(hint)
+        elif "NAME" in accepted and tok.type != "NAME" and _WORD.match(str(tok)):
+            diag.note(f"`{tok}` is a keyword of `.dp`; it cannot be a name here")
+            diag.with_help(f"use another name than `{tok}`")
         self._statement_hint(diag, tok)
         return diag
 
@@ -1005,12 +1033,17 @@ class _Run:
         intended = look.intended
         terminal = look.terminal
         code = ord(ch)
-        if 0xFF01 <= code <= 0xFF5E:
+        what = "fullwidth letters"
+        if terminal == "NUMBER":                    # digits of another script: `３`, `٣`
+            intended = lookalike.digit_run(text, pos)
+            stop = pos + len(intended)
+            what = "digits that are not 0-9"
+        elif 0xFF01 <= code <= 0xFF5E:
             run = lookalike.fullwidth_run(text, pos)
             stop = pos + len(run)
             intended = run
             terminal = _word_terminal(self.parser, run) if len(run) > 1 else terminal
-        shown = lookalike.show(ch) if stop == pos + 1 else f"`{text[pos:stop]}` (fullwidth letters)"
+        shown = lookalike.show(ch) if stop == pos + 1 else f"`{text[pos:stop]}` ({what})"
         if intended == " ":
             diag = error("E021", f"unusual space {lookalike.char_name(ch)}", self._span(pos, stop),
                          "an invisible character")
@@ -1140,6 +1173,7 @@ class _Run:
 
 
 _KEYWORD_CACHE: dict[int, dict[str, tuple[str, ...]]] = {}
+_KEYWORD_PATTERN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\(\?!\[A-Za-z0-9_\]\)\Z")
 
 
 def _keyword_words(parser) -> dict[str, tuple[str, ...]]:
@@ -1152,6 +1186,11 @@ def _keyword_words(parser) -> dict[str, tuple[str, ...]]:
             pattern = t.pattern
             if getattr(pattern, "type", "") == "str" and _WORD.match(pattern.value):
                 words[t.name] = (pattern.value,)
+            elif getattr(pattern, "type", "") == "re":
+                # a keyword ends at a word boundary: /state(?![A-Za-z0-9_])/
+                m = _KEYWORD_PATTERN.match(pattern.value)
+                if m is not None:
+                    words[t.name] = (m.group(1),)
         _KEYWORD_CACHE[key] = words
     return words
 

@@ -21,7 +21,12 @@ from dslc.kinds import KEYWORDS as BLOCK_KEYWORDS  # noqa: E402
 MAX_DEPTH = 200
 
 _KW = "|".join(BLOCK_KEYWORDS)
-_HEADER = re.compile(rf"({_KW})\b[ \t]*([A-Za-z_][A-Za-z0-9_]*)?")
+# Between a block's keyword and its name: the spaces the grammar skips (the
+# no-break space U+00A0 among them) and the unusual spaces that the parser
+# reports as E021 and reads on past (dslc/syntax/lookalike.py), so the block
+# keeps its name in every report.
+_HEADER_SPACE = "[ \t\f\r\n\u00a0\u2000-\u200d\u202f\u205f\u2060\u3000\ufeff\u180e]"
+_HEADER = re.compile(rf"({_KW})\b{_HEADER_SPACE}*([A-Za-z_][A-Za-z0-9_]*)?")
 _TOKEN = re.compile(
     r"//[^\n]*+|/\*(?:[^*]|\*(?!/))*\*/|(?P<open_comment>/\*)|\"[^\"\n]*\"|(?P<brace>[{}])"
     rf"|(?P<newkw>(?<=\n)(?:{_KW})\b)",
