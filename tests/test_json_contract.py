@@ -92,7 +92,7 @@ def _generated_programs(folder: Path, count: int = 30) -> Path:
     import random
     from dslc.dipa.check import check
     from dslc.ir.print_dipa import automaton_text
-    from dslc.record import replace
+    from dataclasses import replace
     from tests.test_prob_lemma3 import random_dipa
     rng = random.Random(13)
     blocks = []

@@ -101,7 +101,7 @@ def test_a_damaged_table_falls_back_to_the_grammar(tmp_path, monkeypatch, damage
 
 def test_a_stale_table_is_not_used(monkeypatch, tmp_path):
     """In a source checkout, a table older than grammar/dp.lark is ignored."""
-    changed = GRAMMAR.replace('automaton_block: "automaton"', 'automaton_block: "automatonx"')
+    changed = GRAMMAR.replace("AUTOMATON.2: /automaton(?!", "AUTOMATON.2: /automatonx(?!")
     assert changed != GRAMMAR
     source = tmp_path / "dp.lark"
     source.write_text(changed, encoding="utf-8")
