@@ -25,10 +25,10 @@ the server or fill its memory:
 - a body is read in pieces, so memory grows with the bytes that arrive, not
   with the length a header claims.
 
-:meth:`Framer.next` returns the next body (``bytes``), a :class:`Problem`
-(one per framing error, to be logged) in the order of the stream, or None at the end of the stream.
-Whether a body is JSON, and what to answer, is the protocol's business
-(``dslc/lsp/server.py``).
+:meth:`Framer.next` returns, in the order of the stream, the next body
+(bytes), a :class:`Problem` (one per framing error, to be logged), or None at
+the end of the stream.  Whether a body is JSON, and what to answer, is the
+protocol's business (``dslc/lsp/server.py``).
 """
 
 from __future__ import annotations
@@ -105,9 +105,6 @@ class Framer:
             data = data[:-2] if data.endswith(b"\r\n") else data[:-1]
         return data, dropped, size
 
-    def _skip(self, n: int) -> None:
-        self._skipped += n
-
     def _report_skipped(self) -> None:
         if self._skipped:
             self._events.append(Problem(f"skipped {self._skipped} bytes that are no message"))
@@ -135,22 +132,24 @@ class Framer:
                 self._report_skipped()
                 continue                # blank lines between messages
             m = None if dropped else _HEADER.fullmatch(line)
-            if m is None:
-                # No header.  A body that was not read ends without a line
-                # break, so the next message's header may be glued to it.
-                at = [k.start() for k in _LENGTH.finditer(line)]
+            if m is None or m[1].lower() != b"content-length":
+                # A body that was not read ends without a line break, so the
+                # next message's header may be glued to it (to what is no
+                # header, or to what reads as a header's name: `x}` or `!x`).
+                at = [k.start() for k in _LENGTH.finditer(line, 0, len(line) if m is None else m.end(1) + 1)]
                 if at and _HEADER.fullmatch(line, at[-1]):
                     self._pending = line[at[-1]:]
-                    self._skip(dropped + at[-1])
+                    self._skipped += dropped + at[-1]
                     if headers:
                         self._events.append(Problem("dropped a message whose header was cut off "
                                                     "by another message's header"))
                         return
                     continue
+            if m is None:
                 if headers:
                     bad = bad or f"a header line that is no `Name: value` header ({_show(line)})"
                 else:
-                    self._skip(size)
+                    self._skipped += size
                 continue
             if not headers:
                 self._report_skipped()
