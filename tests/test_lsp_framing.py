@@ -101,6 +101,24 @@ def test_the_end_of_the_stream():
     assert problems(events(b"Content-Length: 10\r\n")) == ["the connection ended inside a message header"]
 
 
+class OutOfMemoryOnce(io.BytesIO):
+    """A stream whose first read of a body fails as if memory ran out."""
+
+    failed = False
+
+    def read(self, n=-1):
+        if not self.failed:
+            self.failed = True
+            raise MemoryError
+        return super().read(n)
+
+
+def test_a_body_that_does_not_fit_in_memory_is_skipped():
+    framer = Framer(OutOfMemoryOnce(frame(b"{" * 5000) + frame(BODY)))
+    assert framer.next() == Problem("dropped a message of 5000 bytes: there is not enough memory to read it")
+    assert framer.next() == BODY and framer.next() is None
+
+
 def test_a_body_is_read_in_pieces():
     body = b'{"x": "' + b"y" * 3_000_000 + b'"}'
     assert events(frame(body) + frame(BODY)) == [body, BODY]

@@ -239,9 +239,20 @@ def test_the_server_applies_edits_where_the_protocol_puts_them(tmp_path):
             got = published(client, uri, 2)
             assert got == expected(uri, after), name
             assert (got == []) == valid, (name, after, got)
+        # a change list with one invalid change is dropped whole
+        uri = "file:///scenario0.dp"
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+            {"text": "stray"},
+            {"range": {"start": {"line": -1, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]})
+        assert published(client, uri, 2) == []
+        assert not any(n["params"].get("version") == 3 for n in client.notifications
+                       if n.get("method") == "textDocument/publishDiagnostics")
         assert client.request("shutdown")["result"] is None
         client.notify("exit")
         assert client.wait() == 0
-        assert client.log_lines() == []
+        [line] = client.log_lines()
+        assert line.endswith("WARNING dslc.lsp.server: invalid params for textDocument/didChange: "
+                             "$.params.contentChanges[1].range.start.line should be an integer in "
+                             "[0:2147483647], but was -1")
     finally:
         client.close()

@@ -258,6 +258,10 @@ class _Protocol(LanguageServerProtocol):
             reason = str(exc).split("\n", 1)[0] or type(exc).__name__
             self.framing_error(f"dropped a message that is not JSON ({reason})", PARSE_ERROR)
             return
+        except MemoryError:
+            self.framing_error(f"dropped a message of {len(body)} bytes: there is not enough memory "
+                               "to read it")
+            return
         if not (isinstance(data, dict) and data.get("jsonrpc") == "2.0"
                 and isinstance(data.get("method", ""), str)):
             msg_id = data.get("id") if isinstance(data, dict) else None
