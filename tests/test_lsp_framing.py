@@ -101,20 +101,34 @@ def test_the_end_of_the_stream():
     assert problems(events(b"Content-Length: 10\r\n")) == ["the connection ended inside a message header"]
 
 
-class OutOfMemoryOnce(io.BytesIO):
-    """A stream whose first read of a body fails as if memory ran out."""
+class OutOfMemory(io.BytesIO):
+    """A stream whose ``fail``-th read of a body fails as if memory ran out:
+    in the read itself, or (``after``) once the piece was read."""
 
-    failed = False
+    def __init__(self, data: bytes, fail: int, after: bool):
+        super().__init__(data)
+        self.fail, self.after = fail, after
 
     def read(self, n=-1):
-        if not self.failed:
-            self.failed = True
+        self.fail -= 1
+        if self.fail == 0 and not self.after:
             raise MemoryError
-        return super().read(n)
+        piece = super().read(n)
+        if self.fail == 0:
+            return MemoryErrorOnAppend(piece)
+        return piece
 
 
-def test_a_body_that_does_not_fit_in_memory_is_skipped():
-    framer = Framer(OutOfMemoryOnce(frame(b"{" * 5000) + frame(BODY)))
+class MemoryErrorOnAppend(bytes):
+    def __radd__(self, other):
+        raise MemoryError
+
+
+@pytest.mark.parametrize("fail", [1, 2, 3])
+@pytest.mark.parametrize("after", [False, True])
+def test_a_body_that_does_not_fit_in_memory_is_skipped(fail, after, monkeypatch):
+    monkeypatch.setattr("dslc.lsp.framing.CHUNK", 2000)
+    framer = Framer(OutOfMemory(frame(b"{" * 5000) + frame(BODY), fail, after))
     assert framer.next() == Problem("dropped a message of 5000 bytes: there is not enough memory to read it")
     assert framer.next() == BODY and framer.next() is None
 

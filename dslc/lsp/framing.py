@@ -177,20 +177,21 @@ class Framer:
     def _body(self, length: int) -> None:
         """``length`` bytes, read in pieces, as one event."""
         buf = bytearray()
+        got = 0                         # bytes taken from the stream (a piece may not reach buf)
         try:
-            while len(buf) < length:
-                piece = self.stream.read(min(CHUNK, length - len(buf)))
+            while got < length:
+                piece = self.stream.read(min(CHUNK, length - got))
                 if not piece:
                     self._ended = True
                     self._events.append(Problem(f"the connection ended inside a message "
-                                                f"({len(buf)} of {length} bytes)"))
+                                                f"({got} of {length} bytes)"))
                     return
+                got += len(piece)
                 buf += piece
         except MemoryError:
-            got = len(buf)
-            buf = bytearray()
-            while got < length:
-                piece = self.stream.read(min(CHUNK, length - got))
+            buf = piece = None
+            while got < length:         # skip the rest in small pieces
+                piece = self.stream.read(min(1 << 16, length - got))
                 if not piece:
                     self._ended = True
                     break
