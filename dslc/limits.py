@@ -4,6 +4,8 @@ One policy for every command (docs/cli.md, "Limits"):
 
 - inputs are regular files (or `-` for standard input) of at most
   :data:`MAX_FILE_BYTES`; FIFOs, devices and sockets are refused;
+- a message to the language server has at most :data:`MAX_MESSAGE_BYTES`
+  bytes (twice the largest file, room for its escapes in JSON);
 - a number literal has at most :data:`MAX_NUMBER_DIGITS` digits, an exact
   value computed from the source at most :data:`MAX_EXACT_BITS` bits in its
   numerator and denominator, an expression at most :data:`MAX_TERMS`
@@ -27,6 +29,7 @@ from contextvars import ContextVar
 from collections.abc import Callable, Iterator
 
 MAX_FILE_BYTES = 256 * 2**20          # a 10^6-state automaton is about 134 MB
+MAX_MESSAGE_BYTES = 2 * MAX_FILE_BYTES   # one language server message: room for the largest file as a JSON string
 MAX_NUMBER_DIGITS = 1_000             # digits in one number literal
 MAX_EXACT_BITS = 40_000               # bits of a numerator or denominator computed from the source
 MAX_TERMS = 200_000                   # operators in one expression

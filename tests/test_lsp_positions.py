@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from lsprotocol import types as lsp
 
 from dslc.diagnostics.render.lsp import UTF8, UTF16, UTF32, PositionEncoder
-from dslc.lsp.documents import Document, uri_to_path
+from dslc.lsp.documents import Change, Document, uri_to_path
 
 # BMP symbols of the language, astral characters (emoji, a math letter), line breaks.
 ALPHABET = st.sampled_from(list("ab x{}") + ["ε", "⊤", "≥", "→", "′", "😀", "𝜀", "🦀", "\n", "\r", "\r\n", "\t"])
@@ -106,15 +106,14 @@ def test_incremental_edit_matches_splice(text, data):
             return
     new = data.draw(TEXTS)
     sa, sb = literal_position(text, a, UTF16), literal_position(text, b, UTF16)
-    doc.apply(lsp.TextDocumentContentChangePartial(
-        range=lsp.Range(lsp.Position(*sa), lsp.Position(*sb)), text=new))
+    doc.apply(Change(new, sa, sb))
     assert doc.text == text[:a] + new + text[b:]
     assert literal_offset(text, *sa, UTF16) == a
 
 
 def test_whole_document_change():
     doc = Document("file:///t.dp", "old")
-    doc.apply(lsp.TextDocumentContentChangeWholeDocument(text="new ε"))
+    doc.apply(Change("new ε"))
     assert doc.text == "new ε"
 
 
@@ -136,9 +135,7 @@ def test_edit_sequences_keep_the_line_list_consistent(text, edits):
         b = min(len(text), a + length)
         a, b = [o + 1 if 0 < o < len(text) and text[o - 1] == "\r" and text[o] == "\n" else o
                 for o in (a, b)]
-        doc.apply(lsp.TextDocumentContentChangePartial(
-            range=lsp.Range(lsp.Position(*literal_position(text, a, UTF16)),
-                            lsp.Position(*literal_position(text, b, UTF16))), text=new))
+        doc.apply(Change(new, literal_position(text, a, UTF16), literal_position(text, b, UTF16)))
         text = text[:a] + new + text[b:]
         assert doc.text == text
         assert doc.lines == split_lines(text)

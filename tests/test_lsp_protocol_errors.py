@@ -7,94 +7,19 @@ in the log.  No sleeps: every wait is for a message or for the process."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import queue
 import re
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
+from tests.test_lsp_support import RawClient
+
 ROOT = Path(__file__).resolve().parent.parent
 SORTED = ROOT / "examples" / "sorted_desc.dp"
-GUARD = 60.0          # against a hung server; not a timing assertion
 
 INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, NOT_INITIALIZED = -32600, -32601, -32602, -32002
 LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (WARNING|ERROR|CRITICAL) [\w.]+: \S.*$")
-
-
-class RawClient:
-    def __init__(self, tmp_path: Path):
-        self.log = tmp_path / "server.log"
-        self.proc = subprocess.Popen([sys.executable, "-m", "dslc", "lsp", "--log-file", str(self.log)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     cwd=ROOT)
-        self.ids = itertools.count(1)
-        self.messages: queue.Queue = queue.Queue()
-        self.notifications: list[dict] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    self.messages.put(None)
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.decode("ascii").partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            self.messages.put(json.loads(out.read(length)))
-
-    def send(self, message: dict | bytes) -> None:
-        body = message if isinstance(message, bytes) else json.dumps(message).encode("utf-8")
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params=None, **extra) -> dict:
-        """Send a request and wait for its response (notifications meanwhile are kept)."""
-        msg_id = next(self.ids)
-        message = {"jsonrpc": "2.0", "id": msg_id, "method": method, **extra}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        while True:
-            got = self.messages.get(timeout=GUARD)
-            assert got is not None, f"the server closed the connection instead of answering {method}"
-            if got.get("id") == msg_id and "method" not in got:
-                return got
-            self.notifications.append(got)
-
-    def notify(self, method: str, params=None) -> None:
-        message = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-
-    def initialize(self) -> dict:
-        response = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        self.notify("initialized", {})
-        return response
-
-    def wait(self) -> int:
-        return self.proc.wait(timeout=GUARD)
-
-    def log_lines(self) -> list[str]:
-        return self.log.read_text(encoding="utf-8").splitlines() if self.log.exists() else []
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            f.close()
 
 
 @pytest.fixture

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
+import queue
+import subprocess
 import sys
+import threading
+from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.protocol import default_converter
@@ -13,6 +19,8 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 PUBLISH = lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
 SERVER = [sys.executable, "-m", "dslc", "lsp"]
 TIMEOUT = 120.0     # a guard against a hung server, not a timing assertion
+ROOT = Path(__file__).resolve().parent.parent
+GUARD = 60.0        # the same, for the raw client
 
 
 def make_client() -> LanguageClient:
@@ -87,3 +95,80 @@ def utf16_position(text: str, offset: int) -> lsp.Position:
     line = before.count("\n")
     last = before[before.rfind("\n") + 1:]
     return lsp.Position(line, len(last.encode("utf-16-le")) // 2)
+
+
+class RawClient:
+    """A raw JSON-RPC client of `dslc lsp` over real stdio, which can send what a
+    well-behaved client library refuses to (bad params, bad framing)."""
+
+    def __init__(self, tmp_path: Path):
+        self.log = tmp_path / "server.log"
+        self.proc = subprocess.Popen([sys.executable, "-m", "dslc", "lsp", "--log-file", str(self.log)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=ROOT)
+        self.ids = itertools.count(1)
+        self.messages: queue.Queue = queue.Queue()
+        self.notifications: list[dict] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    self.messages.put(None)
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            self.messages.put(json.loads(out.read(length)))
+
+    def send(self, message: dict | bytes) -> None:
+        body = message if isinstance(message, bytes) else json.dumps(message).encode("utf-8")
+        self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def send_raw(self, data: bytes) -> None:
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params=None, **extra) -> dict:
+        """Send a request and wait for its response (notifications meanwhile are kept)."""
+        msg_id = next(self.ids)
+        message = {"jsonrpc": "2.0", "id": msg_id, "method": method, **extra}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        while True:
+            got = self.messages.get(timeout=GUARD)
+            assert got is not None, f"the server closed the connection instead of answering {method}"
+            if got.get("id") == msg_id and "method" not in got:
+                return got
+            self.notifications.append(got)
+
+    def notify(self, method: str, params=None) -> None:
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def initialize(self) -> dict:
+        response = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        self.notify("initialized", {})
+        return response
+
+    def wait(self) -> int:
+        return self.proc.wait(timeout=GUARD)
+
+    def log_lines(self) -> list[str]:
+        return self.log.read_text(encoding="utf-8").splitlines() if self.log.exists() else []
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            f.close()

@@ -13,13 +13,26 @@ scheduling only:
   the check of the current text, starting it at once if it was only
   scheduled; they never answer from a stale result.
 
-Only pygls' public API is used: features registered with
+pygls is used for what it does well: features registered with
 ``LanguageServer.feature``, the converter made by our ``converter_factory``,
-and a protocol subclass that overrides the public ``structure_message`` and
-``handle_message`` for what the LSP specification asks and pygls 2 does not
-do (see :class:`_Protocol`).  pygls' built-in text synchronisation keeps its
-workspace; the server keeps its own copy of the documents
-(:class:`~dslc.lsp.documents.Documents`) for line breaks and cheap edits.
+dispatching messages and writing responses.  The server replaces three of its
+parts, in a protocol subclass (:class:`_Protocol`) and :meth:`DslcServer.start_io`:
+
+- the message framing on stdin (:mod:`dslc.lsp.framing`): header names in
+  any case, bounded message sizes, and every framing error logged (and
+  answered where a request id is known) instead of ending the server or
+  losing every later message;
+- the text synchronisation: pygls' built-in handlers of ``didOpen``,
+  ``didChange`` and ``didClose`` keep a copy in its workspace and, before the
+  server's handler runs, clamp the positions of a change *in place* by its own
+  line splitting (``str.splitlines``, which also breaks at a form feed,
+  U+0085, U+2028).  The subclass's handlers only call the server's, and
+  ``didChange`` params are read by :func:`dslc.lsp.documents.parse_did_change`
+  straight from the JSON values, so the server's own copy
+  (:class:`~dslc.lsp.documents.Documents`) receives the positions the client
+  sent;
+- the error paths of the LSP specification that pygls 2 leaves out (see
+  :class:`_Protocol`).
 """
 
 from __future__ import annotations
@@ -33,6 +46,7 @@ import json
 import logging
 import queue
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,9 +56,11 @@ import cattrs
 from cattrs.v import format_exception
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInternalError
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
-from pygls.protocol.json_rpc import RPCRequest
+from pygls.protocol.json_rpc import JsonRPCNotification, RPCRequest
+from pygls.protocol.language_server import lsp_method
 
 from dslc import __version__
 from dslc.diagnostics.render.lsp import UTF16
@@ -52,7 +68,8 @@ from dslc.lsp import features
 from dslc.lsp import graph as lsp_graph
 from dslc.lsp.analysis import Analysis, analyse
 from dslc.lsp.blocks import BlockCache
-from dslc.lsp.documents import Documents
+from dslc.lsp.documents import Change, DidChange, Documents, InvalidChange, parse_did_change
+from dslc.lsp.framing import Framer, Problem
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +79,7 @@ REQUEST_WAIT = 5.0       # seconds a hover/symbol/definition request waits for a
 WORKERS = 2
 
 # JSON-RPC and LSP error codes
+PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
@@ -138,9 +156,13 @@ def _reason(exc: BaseException) -> str:
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls' protocol, plus the error paths of the LSP specification that
-    pygls 2 leaves out (it never answers such requests, and logs tracebacks):
+    """pygls' protocol, with the server's own text synchronisation (see the
+    module's docstring) and message bodies (:meth:`receive`), plus the error
+    paths of the LSP specification that pygls 2 leaves out (it never answers
+    such requests, and logs tracebacks):
 
+    - a body that is not JSON gets ``ParseError`` (id null, as JSON-RPC asks),
+      one that is not a JSON-RPC message ``InvalidRequest``;
     - a request whose params do not fit its method (a negative line, a
       missing ``textDocument``) gets ``InvalidParams``; such a notification
       is dropped with one log line;
@@ -149,8 +171,8 @@ class _Protocol(LanguageServerProtocol):
     - a request after ``shutdown`` gets ``InvalidRequest`` (pygls drops it);
     - :attr:`exit_code` is 0 for ``exit`` after ``shutdown``, else 1.
 
-    Only public methods are overridden; error responses are written to the
-    protocol's writer with the message framing of the transport.
+    Error responses are written to the protocol's writer with the message
+    framing of the transport.
     """
 
     def __init__(self, server, converter: cattrs.Converter):
@@ -167,6 +189,12 @@ class _Protocol(LanguageServerProtocol):
 
     def structure_message(self, data: dict[str, Any]):
         method = data.get("method") if isinstance(data, dict) and "jsonrpc" in data else None
+        if method == lsp.TEXT_DOCUMENT_DID_CHANGE:
+            try:
+                params = parse_did_change(data.get("params"))
+            except InvalidChange as exc:
+                return _Rejected(data.get("id"), method, str(exc))
+            return JsonRPCNotification(method=method, jsonrpc=data["jsonrpc"], params=params)
         message_type = self.get_message_type(method) if isinstance(method, str) else None
         if message_type is not None:
             try:
@@ -203,12 +231,74 @@ class _Protocol(LanguageServerProtocol):
         elif method == lsp.SHUTDOWN:
             self.shut_down = True
 
-    def reply_error(self, msg_id: Any, code: int, message: str) -> None:
-        """Answer request ``msg_id`` with an error (on the event loop thread)."""
+    # The built-in text synchronisation of pygls, without its workspace copy.
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams):
+        yield from self._user_handler(lsp.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params):
+        yield from self._user_handler(lsp.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: lsp.DidCloseTextDocumentParams):
+        yield from self._user_handler(lsp.TEXT_DOCUMENT_DID_CLOSE, params)
+
+    def _user_handler(self, method: str, params):
+        if (handler := self.fm.features.get(method)) is not None:
+            yield handler, (params,), None
+
+    # Message bodies, from the framer.
+    def receive(self, body: bytes | bytearray) -> None:
+        """Handle one message body: JSON, a JSON-RPC message, then pygls'
+        dispatch.  Nothing raised here ends the server (``exit`` aside)."""
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:       # UnicodeDecodeError is a ValueError
+            reason = str(exc).split("\n", 1)[0] or type(exc).__name__
+            self.framing_error(f"dropped a message that is not JSON ({reason})", PARSE_ERROR)
+            return
+        except MemoryError:
+            self.framing_error(f"dropped a message of {len(body)} bytes: there is not enough memory "
+                               "to read it")
+            return
+        if not (isinstance(data, dict) and data.get("jsonrpc") == "2.0"
+                and isinstance(data.get("method", ""), str)):
+            msg_id = data.get("id") if isinstance(data, dict) else None
+            known = isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool)
+            what = "a JSON-RPC 2.0 message" if isinstance(data, dict) else "a JSON object"
+            self.framing_error(f"dropped a message that is not {what}", INVALID_REQUEST,
+                               msg_id if known else None)
+            return
+        try:
+            message = self.structure_message(data)
+        except Exception as exc:  # noqa: BLE001 - pygls raises for a response it cannot read
+            log.error("dropped a message that cannot be read: %s", _reason(exc))
+            return
+        try:
+            self.handle_message(message)
+        except Exception:  # noqa: BLE001 - the server must survive any message
+            log.exception("failed to handle %s", getattr(message, "method", "a response"))
+
+    def framing_error(self, text: str, code: int | None = None, msg_id: Any = None) -> None:
+        """A message that could not be read: one log line, the same line to
+        the client's log (``window/logMessage``), and an error response with
+        ``code`` (``msg_id`` null where the id is not known)."""
+        log.error("%s", text)
         if self.writer is None:
             return
-        response = lsp.ResponseErrorMessage(id=msg_id, error=lsp.ResponseError(code=code, message=message))
-        body = json.dumps(self.converter.unstructure(response)).encode("utf-8")
+        self.notify(lsp.WINDOW_LOG_MESSAGE, lsp.LogMessageParams(type=lsp.MessageType.Error,
+                                                                 message=f"dslc: {text}"))
+        if code is not None:
+            self.reply_error(msg_id, code, text)
+
+    def reply_error(self, msg_id: Any, code: int, message: str) -> None:
+        """Answer request ``msg_id`` (None: a message whose id is not known)
+        with an error (on the event loop thread)."""
+        if self.writer is None:
+            return
+        response = {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+        body = json.dumps(response).encode("utf-8")
         if self._headers:
             body = f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
         res = self.writer.write(body)
@@ -269,6 +359,37 @@ class DslcServer(LanguageServer):
         self.related_information = True
         self.tags = True
         self.hierarchical_symbols = True
+
+    def start_io(self, stdin=None, stdout=None) -> None:
+        """Serve over stdin/stdout until ``exit`` or the end of stdin.
+        Messages are read by :class:`~dslc.lsp.framing.Framer` (one blocking
+        read per message in pygls' thread pool, as pygls' own reader does)."""
+        framer = Framer(stdin or sys.stdin.buffer)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(self._read_messages(framer))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    async def _read_messages(self, framer: Framer) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                event = await loop.run_in_executor(self.thread_pool, framer.next)
+            except OSError as exc:
+                log.error("cannot read from the client: %s", exc)
+                return
+            if event is None:
+                return
+            if isinstance(event, Problem):
+                self.protocol.framing_error(event.text)
+            else:
+                self.protocol.receive(event)
+            event = None        # a large body is freed before the next read
 
     def report_server_error(self, error: Exception, source) -> None:
         """An error outside a request (in a notification handler, or a
@@ -450,9 +571,9 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
         ls.schedule(doc.uri, 0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: DslcServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        if ls.documents.change(uri, params.text_document.version, params.content_changes) is None:
+    def did_change(ls: DslcServer, params: DidChange) -> None:
+        uri = params.uri
+        if ls.documents.change(uri, params.version, params.changes) is None:
             log.warning("ignored a change of %s, which is not open", uri)
             return
         ls.schedule(uri, ls.debounce)
@@ -464,7 +585,7 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
         if doc is None:
             return
         if params.text is not None and params.text != doc.text:
-            ls.documents.change(uri, doc.version, [lsp.TextDocumentContentChangeWholeDocument(params.text)])
+            ls.documents.change(uri, doc.version, [Change(params.text)])
         ls.schedule(uri, 0, republish=True)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
