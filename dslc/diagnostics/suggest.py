@@ -12,32 +12,46 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from dslc.limits import checkpoint
+
 
 def edit_distance(a: str, b: str, limit: int | None = None) -> int:
     """Optimal-string-alignment distance (Damerau–Levenshtein without
     repeated edits of one substring): insertions, deletions, substitutions
     and transpositions of neighbours each cost 1.  With ``limit``, any
-    distance above it may be reported as ``limit + 1``."""
+    distance above it is reported as ``limit + 1``.
+
+    Only the band of cells with ``|i - j| <= limit`` is computed (a cell
+    outside it is at least ``limit + 1`` away), so the work is
+    ``len(a) * (2 * limit + 1)``, not ``len(a) * len(b)``: a 4,000-letter
+    name against another costs milliseconds, not half a minute."""
     if a == b:
         return 0
-    if limit is not None and abs(len(a) - len(b)) > limit:
+    n, m = len(a), len(b)
+    if limit is None:
+        limit = max(n, m)
+    if abs(n - m) > limit:
         return limit + 1
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        best = cur[0]
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    far = limit + 1                        # every value is capped here
+    prev2: dict[int, int] = {}
+    prev = {j: j for j in range(min(m, limit) + 1)}
+    for i in range(1, n + 1):
+        if not i & 1023:
+            checkpoint()
+        cur: dict[int, int] = {0: i} if i <= limit else {}
+        best = cur.get(0, far)
+        for j in range(max(1, i - limit), min(m, i + limit) + 1):
+            v = min(prev.get(j, far) + 1, cur.get(j - 1, far) + 1,
+                    prev.get(j - 1, far) + (a[i - 1] != b[j - 1]))
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                v = min(v, prev2[j - 2] + 1)
+                v = min(v, prev2.get(j - 2, far) + 1)
+            v = min(v, far)
             cur[j] = v
             best = min(best, v)
-        if limit is not None and best > limit:
-            return limit + 1
+        if best >= far:
+            return far
         prev2, prev = prev, cur
-    return prev[-1]
+    return prev.get(m, far)
 
 
 def max_edits(word: str) -> int:
@@ -68,17 +82,33 @@ def closest(word: str, candidates: Iterable[str], ratio: float | None = 0.6) -> 
     limit = max_edits(word)
     best, best_d = None, limit + 1
     for c in options:
+        checkpoint()
         d = edit_distance(lower, c.lower(), limit)
         if d < best_d:
             best, best_d = c, d
     if best is not None:
         return best
     if ratio is not None:
-        import difflib                   # rarely reached: not imported at start-up
-        close = difflib.get_close_matches(word, options, n=1, cutoff=ratio)
-        if close:
-            return close[0]
+        return _close_match(word, options, ratio)
     return None
+
+
+def _close_match(word: str, options: list[str], cutoff: float) -> str | None:
+    """``difflib.get_close_matches(word, options, n=1, cutoff=cutoff)``, the
+    same filters and the same choice (the highest ratio, then the greatest
+    string), with the time budget checked between candidates."""
+    import difflib                       # rarely reached: not imported at start-up
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    found: tuple[float, str] | None = None
+    for c in options:
+        checkpoint()
+        matcher.set_seq1(c)
+        if (matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff):
+            score = matcher.ratio()
+            if score >= cutoff and (found is None or (score, c) > found):
+                found = (score, c)
+    return None if found is None else found[1]
 
 
 def did_you_mean(word: str, candidates: Iterable[str], what: str | None = None,
