@@ -147,7 +147,7 @@ def read_input(path: str, max_bytes: int = MAX_FILE_BYTES, what: str = "file") -
         except (OSError, ValueError, AttributeError) as exc:   # closed, unreadable or no standard input
             raise InputError(f"cannot read standard input: {exc}") from None
         if data is None:
-            raise InputError(f"standard input has more than {max_bytes} bytes",
+            raise InputError(f"standard input has more than {max_bytes} bytes; the limit is {max_bytes}",
                              "inputs are limited in size; split the input or raise the limit")
         return data
     if "\x00" in path:
@@ -200,11 +200,9 @@ def _read_bounded(stream, max_bytes: int, size_hint: int) -> bytes | None:
     a time, never ``max_bytes`` up front (under `ulimit -v` a small file
     must not fail for a limit it is far from)."""
     first = stream.read(min(size_hint, max_bytes) + 1)
-    if not first or len(first) <= size_hint:
-        return first if len(first) <= max_bytes else None
     parts = [first]
     total = len(first)
-    while total <= max_bytes:
+    while first and total <= max_bytes:
         chunk = stream.read(min(READ_CHUNK, max_bytes + 1 - total))
         if not chunk:
             break
