@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = _Output(real)
     try:
         status = _main(argv)
-        sys.stdout.flush()              # a full disk or a closed pipe is found here, not at exit
+        if real is not None and not getattr(real, "closed", False):   # (the language server closes it)
+            sys.stdout.flush()          # a full disk or a closed pipe is found here, not at exit
         return status
     except KeyboardInterrupt:
         _say("dslc: interrupted")

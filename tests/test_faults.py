@@ -439,6 +439,15 @@ def test_suggestion_unchanged_for_normal_names(word, candidates, ratio):
     assert suggest.closest(word, candidates, ratio) == _literal_closest(word, candidates, ratio)
 
 
+def test_suggestion_work_is_counted_not_timed(monkeypatch):
+    """Past MAX_WORK cells no candidate is named (the same on every machine)."""
+    names = [f"state_{i}" for i in range(3000)]
+    assert suggest.closest("state_12x", names) == _literal_closest("state_12x", names) == "state_12"
+    monkeypatch.setattr(suggest, "MAX_WORK", 2000)
+    assert suggest.closest("state_12x", names) is None
+    assert suggest.closest("state_12x", names[:3] + ["state_12"]) == "state_12"
+
+
 def test_long_identifier_is_fast(tmp_path):
     name, other = "a" * 3999 + "b", "a" * 3998 + "cc"
     many = [f"{''.join(random.Random(i).choice('ab') for _ in range(4000))}" for i in range(20)]

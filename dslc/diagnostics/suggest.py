@@ -22,36 +22,50 @@ def edit_distance(a: str, b: str, limit: int | None = None) -> int:
     distance above it is reported as ``limit + 1``.
 
     Only the band of cells with ``|i - j| <= limit`` is computed (a cell
-    outside it is at least ``limit + 1`` away), so the work is
-    ``len(a) * (2 * limit + 1)``, not ``len(a) * len(b)``: a 4,000-letter
-    name against another costs milliseconds, not half a minute."""
+    outside it is more than ``limit`` away, and every value is capped at
+    ``limit + 1``), so the work is at most ``len(a) * (2 * limit + 1)``
+    cells, not ``len(a) * len(b)``: a 4,000-letter name against another
+    costs milliseconds, not half a minute."""
+    return _distance(a, b, limit)[0]
+
+
+def _distance(a: str, b: str, limit: int | None) -> tuple[int, int]:
+    """:func:`edit_distance` and the number of rows of the table it computed."""
     if a == b:
-        return 0
+        return 0, 0
     n, m = len(a), len(b)
     if limit is None:
         limit = max(n, m)
     if abs(n - m) > limit:
-        return limit + 1
-    far = limit + 1                        # every value is capped here
-    prev2: dict[int, int] = {}
-    prev = {j: j for j in range(min(m, limit) + 1)}
+        return limit + 1, 0
+    far = limit + 1
+    prev2: list[int] = []
+    prev = [min(j, far) for j in range(m + 1)]
     for i in range(1, n + 1):
         if not i & 1023:
             checkpoint()
-        cur: dict[int, int] = {0: i} if i <= limit else {}
-        best = cur.get(0, far)
+        cur = [far] * (m + 1)
+        if i < far:
+            cur[0] = i
+        best = cur[0]
+        x = a[i - 1]
         for j in range(max(1, i - limit), min(m, i + limit) + 1):
-            v = min(prev.get(j, far) + 1, cur.get(j - 1, far) + 1,
-                    prev.get(j - 1, far) + (a[i - 1] != b[j - 1]))
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                v = min(v, prev2.get(j - 2, far) + 1)
-            v = min(v, far)
+            v = prev[j - 1] if x == b[j - 1] else prev[j - 1] + 1     # match or substitution
+            if prev[j] + 1 < v:                                        # deletion
+                v = prev[j] + 1
+            if cur[j - 1] + 1 < v:                                     # insertion
+                v = cur[j - 1] + 1
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == b[j - 1] and prev2[j - 2] + 1 < v:
+                v = prev2[j - 2] + 1                                   # transposition
+            if v > far:
+                v = far
             cur[j] = v
-            best = min(best, v)
+            if v < best:
+                best = v
         if best >= far:
-            return far
+            return far, i
         prev2, prev = prev, cur
-    return prev.get(m, far)
+    return prev[m], n
 
 
 def max_edits(word: str) -> int:
@@ -80,23 +94,41 @@ def closest(word: str, candidates: Iterable[str], ratio: float | None = 0.6) -> 
         if c.lower() == lower:
             return c
     limit = max_edits(word)
+    work = MAX_WORK
+    letters = set(lower)
     best, best_d = None, limit + 1
     for c in options:
         checkpoint()
-        d = edit_distance(lower, c.lower(), limit)
+        other = c.lower()
+        # cheap lower bounds first: the lengths, and the letters (one edit
+        # changes the set of letters by at most two)
+        if abs(len(other) - len(lower)) > limit or len(letters.symmetric_difference(other)) > 2 * limit:
+            continue
+        d, rows = _distance(lower, other, limit)
+        work -= rows * (2 * limit + 1)
+        if work < 0:
+            return None
         if d < best_d:
             best, best_d = c, d
     if best is not None:
         return best
     if ratio is not None:
-        return _close_match(word, options, ratio)
+        return _close_match(word, options, ratio, work)
     return None
 
 
-def _close_match(word: str, options: list[str], cutoff: float) -> str | None:
+# Cells of edit-distance tables (and difflib's comparable work) one
+# suggestion may cost: about a second.  Past it no suggestion is made —
+# the same for the same input on every machine, where a time limit would
+# make the help line depend on the machine's speed.
+MAX_WORK = 1_000_000
+
+
+def _close_match(word: str, options: list[str], cutoff: float, work: int = MAX_WORK) -> str | None:
     """``difflib.get_close_matches(word, options, n=1, cutoff=cutoff)``, the
     same filters and the same choice (the highest ratio, then the greatest
-    string), with the time budget checked between candidates."""
+    string), with the time budget checked between candidates and at most
+    ``work`` (about ``len(a) * len(b)`` per full comparison)."""
     import difflib                       # rarely reached: not imported at start-up
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(word)
@@ -104,10 +136,19 @@ def _close_match(word: str, options: list[str], cutoff: float) -> str | None:
     for c in options:
         checkpoint()
         matcher.set_seq1(c)
-        if (matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff):
-            score = matcher.ratio()
-            if score >= cutoff and (found is None or (score, c) > found):
-                found = (score, c)
+        if matcher.real_quick_ratio() < cutoff:
+            continue
+        work -= len(c) + len(word)
+        if work < 0:
+            return None
+        if matcher.quick_ratio() < cutoff:
+            continue
+        work -= len(c) * len(word)
+        if work < 0:
+            return None
+        score = matcher.ratio()
+        if score >= cutoff and (found is None or (score, c) > found):
+            found = (score, c)
     return None if found is None else found[1]
 
 
