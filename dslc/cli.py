@@ -179,6 +179,8 @@ class _Output:
             raise OutputError("standard output is closed")
         try:
             return getattr(self.stream, method)(*args)
+        except UnicodeError:            # not a fault of the stream
+            raise
         except ValueError as exc:       # a closed file object
             raise OutputError(f"standard output is closed ({exc})") from None
         except OSError as exc:

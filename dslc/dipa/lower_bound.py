@@ -368,7 +368,8 @@ class _Scorer:
             pa = path_probability(self.dipa, alpha, cand.epsilon, **FAST)
             pb = path_probability(self.dipa, beta, cand.epsilon, **FAST)
             if pa.log_probability is not None and pb.log_probability is not None:
-                value = _float((pa.log_probability - pb.log_probability) / _decimal(cand.epsilon))
+                # (ε stays within EPSILON_RANGE: its float is exact enough and finite)
+                value = _float(pa.log_probability - pb.log_probability) / float(cand.epsilon)
         except (PathError, TooExpensive, ArithmeticError, decimal.DecimalException):
             value = None
         self.cache[key] = value
