@@ -71,6 +71,31 @@ def _command_of(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    real = sys.stdout
+    sys.stdout = _Output(real)
+    try:
+        status = _main(argv)
+        if real is not None and not getattr(real, "closed", False):   # (the language server closes it)
+            sys.stdout.flush()          # a full disk or a closed pipe is found here, not at exit
+        return status
+    except KeyboardInterrupt:
+        _say("dslc: interrupted")
+        return 130
+    except OutputError as exc:
+        _silence(real)
+        _say(f"dslc: error: cannot write output: {exc}")
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if os.environ.get("DSLC_DEBUG"):
+            raise
+        _say(f"dslc: internal error: {type(exc).__name__}: {exc}\n"
+             "This is a bug in dslc, not in your file; set DSLC_DEBUG=1 for details.")
+        return 2
+    finally:
+        sys.stdout = real
+
+
+def _main(argv: list[str]) -> int:
     command = _command_of(argv)
     parser = build_parser(only=command) if command is not None else build_parser()
     try:
@@ -80,20 +105,75 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("dslc: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
+    return int(args.func(args) or 0)
+
+
+class OutputError(Exception):
+    """Standard output cannot be written (a full disk, a closed pipe, a closed
+    descriptor): the command's result did not reach its reader."""
+
+
+class _Output:
+    """Standard output for the duration of a command: every write and flush
+    that fails becomes :class:`OutputError`, which :func:`main` reports in one
+    line with exit status 2.  That is the one place where output errors are
+    handled, for every subcommand; a broken pipe (`dslc check x.dp | head -0`)
+    is such an error too, never a success (the reader did not get the verdict)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        return self._do("write", text)
+
+    def writelines(self, lines):
+        return self._do("writelines", lines)
+
+    def flush(self):
+        return self._do("flush")
+
+    def _do(self, method, *args):
+        if self.stream is None:         # started with descriptor 1 closed
+            raise OutputError("standard output is closed")
         try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 0
-    except Exception as exc:  # noqa: BLE001 - the last line of defence
-        if os.environ.get("DSLC_DEBUG"):
+            return getattr(self.stream, method)(*args)
+        except UnicodeError:            # not a fault of the stream
             raise
-        print(f"dslc: internal error: {type(exc).__name__}: {exc}\n"
-              "This is a bug in dslc, not in your file; set DSLC_DEBUG=1 for details.", file=sys.stderr)
-        return 2
+        except ValueError as exc:       # a closed file object
+            raise OutputError(f"standard output is closed ({exc})") from None
+        except OSError as exc:
+            raise OutputError(exc.strerror or str(exc)) from None
+
+    def isatty(self):
+        try:
+            return self.stream is not None and self.stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def __getattr__(self, name):
+        if self.stream is None:
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+def _silence(stream) -> None:
+    """After a failed write: point descriptor 1 at /dev/null, so the data still
+    buffered in ``stream`` is dropped when Python flushes it at exit (instead
+    of a second error and exit status 120)."""
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
+    except (AttributeError, ValueError, OSError):
+        pass
+
+
+def _say(line: str) -> None:
+    """A line on standard error (which may be closed or full too: then nothing)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (AttributeError, ValueError, OSError):
+        pass

@@ -146,11 +146,11 @@ def read_input(path: str, max_bytes: int = MAX_FILE_BYTES, what: str = "file") -
 
     if path == "-":
         try:
-            data = sys.stdin.buffer.read(max_bytes + 1)
+            data = _read_bounded(sys.stdin.buffer, max_bytes, 0)
         except (OSError, ValueError, AttributeError) as exc:   # closed, unreadable or no standard input
             raise InputError(f"cannot read standard input: {exc}") from None
-        if len(data) > max_bytes:
-            raise InputError(f"standard input has more than {max_bytes} bytes",
+        if data is None:
+            raise InputError(f"standard input has more than {max_bytes} bytes; the limit is {max_bytes}",
                              "inputs are limited in size; split the input or raise the limit")
         return data
     if "\x00" in path:
@@ -183,8 +183,34 @@ def read_input(path: str, max_bytes: int = MAX_FILE_BYTES, what: str = "file") -
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise InputError(f"{path} is not a regular {what}", "give a regular file, or `-`")
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
+        try:
+            data = _read_bounded(f, max_bytes, st.st_size)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if data is None:
         raise InputError(f"{path} has more than {max_bytes} bytes; the limit is {max_bytes}",
                          "split the input into smaller files")
     return data
+
+
+READ_CHUNK = 1 << 20                  # bytes read at a time past a file's announced size
+
+
+def _read_bounded(stream, max_bytes: int, size_hint: int) -> bytes | None:
+    """The bytes of ``stream`` up to its end, or None once they pass
+    ``max_bytes``.  Memory is taken as the bytes arrive: first the size the
+    file announced (``size_hint``, 0 for a pipe), then :data:`READ_CHUNK` at
+    a time, never ``max_bytes`` up front (under `ulimit -v` a small file
+    must not fail for a limit it is far from)."""
+    first = stream.read(min(size_hint, max_bytes) + 1)
+    parts = [first]
+    total = len(first)
+    while first and total <= max_bytes:
+        chunk = stream.read(min(READ_CHUNK, max_bytes + 1 - total))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    if total > max_bytes:
+        return None
+    return b"".join(parts)

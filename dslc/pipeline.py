@@ -301,32 +301,98 @@ def check_source(source: SourceFile, options: Options | dict | None = None,
     return result
 
 
-def collect_paths(args: list[str]) -> list[str]:
-    """Files as given; folders expanded to their `.dp` files (sorted, recursive,
-    regular files only: a FIFO or device named `x.dp` inside a folder is listed
-    and refused by :func:`read_source`, never opened).  A folder without any
-    `.dp` file stays in the list as itself, so that :func:`check_path` reports it."""
-    out: list[str] = []
+def collect_paths(args: list[str]) -> list[tuple[str, str | None]]:
+    """Files as given; folders expanded to their `.dp` files (sorted,
+    recursive).  Each entry is ``(path, fault)``: ``fault`` is None for a
+    file to read, or the sentence saying why a part of a folder could not be
+    walked — a folder that cannot be listed, a broken symbolic link, a link
+    that loops back to a folder above it.  Nothing under a given path is
+    skipped in silence: a check that did not read everything must not pass.
+
+    Symbolic links are followed, to files and to folders; a folder reached
+    a second time (through another link) is not walked again, its files are
+    already listed.  A FIFO or device named `x.dp` is listed and refused by
+    :func:`read_source`, never opened.  A folder without any `.dp` file and
+    without a fault stays in the list as itself, so that :func:`check_path`
+    reports it."""
+    out: list[tuple[str, str | None]] = []
     for arg in args:
         if os.path.isdir(arg):
-            found = []
-            for root, dirs, files in os.walk(arg):
-                dirs.sort()
-                for f in files:
-                    if f.endswith(".dp"):
-                        found.append(os.path.join(root, f))
-            out.extend(sorted(found) or [arg])
+            found = _walk(arg)
+            out.extend(found or [(arg, None)])
         else:
-            out.append(arg)
+            out.append((arg, None))
     return out
+
+
+def _walk(top: str) -> list[tuple[str, str | None]]:
+    """The `.dp` files and the faults under the folder ``top``, sorted by path."""
+    import stat
+
+    found: list[tuple[str, str | None]] = []
+    try:
+        st = os.stat(top)
+    except OSError as exc:
+        return [(top, f"cannot read the folder {top}: {exc.strerror or exc}")]
+    seen = {(st.st_dev, st.st_ino)}
+    stack = [(top, ((st.st_dev, st.st_ino),))]
+    while stack:
+        folder, above = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            found.append((folder, f"cannot read the folder {folder}: {exc.strerror or exc}"))
+            continue
+        below = []
+        for entry in entries:
+            path = entry.path
+            try:
+                if entry.is_symlink():
+                    try:
+                        st = os.stat(path)
+                    except FileNotFoundError:
+                        found.append((path, f"broken symbolic link: {path} points to "
+                                            f"`{os.readlink(path)}`, which does not exist"))
+                        continue
+                    except OSError as exc:
+                        found.append((path, f"cannot follow the symbolic link {path}: {exc.strerror or exc}"))
+                        continue
+                    is_dir = stat.S_ISDIR(st.st_mode)
+                else:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    if is_dir:
+                        st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                found.append((path, f"cannot read {path}: {exc.strerror or exc}"))
+                continue
+            if is_dir:
+                key = (st.st_dev, st.st_ino)
+                if key in above:
+                    found.append((path, f"symbolic link loop: {path} leads back to a folder that contains it"))
+                elif key not in seen:
+                    seen.add(key)
+                    below.append((path, above + (key,)))
+            elif entry.name.endswith(".dp"):
+                found.append((path, None))
+        stack.extend(reversed(below))      # walked in order of name (the first of two links wins)
+    found.sort(key=lambda item: item[0])
+    return found
 
 
 def check_paths(args: list[str], options: Options | dict | None = None,
                 progress: Callable[[str], None] | None = None) -> list[FileResult]:
-    """Check files and folders; each file is isolated like each block."""
+    """Check files and folders; each file is isolated like each block, and a
+    part of a folder that cannot be read is an error (E004) in the results."""
     options = Options.of(options)
     out = []
-    for path in collect_paths(args):
+    for path, fault in collect_paths(args):
+        if fault is not None:
+            out.append(FileResult(path, None, diagnostics=[
+                error("E004", fault, SourceFile(path, "").whole(), "cannot be read")
+                .with_help("dslc checks every `.dp` file under a folder it is given; make this "
+                           "readable, or leave it out of the paths")]))
+            continue
         if progress is not None:
             progress(path)
         try:

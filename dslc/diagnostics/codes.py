@@ -81,6 +81,11 @@ device such as `/dev/zero`, a socket: these are refused without being read,
 so they can neither block nor fill the memory; pipe them through `-`
 instead), or holds binary data (a NUL byte or bytes that are not UTF-8).
 `.dp` files are UTF-8 text.
+
+Under a folder given to `dslc check`, a sub-folder that cannot be listed,
+a broken symbolic link and a link that loops back to a folder containing
+it are E004 too: a check never passes on files it did not read.  Make
+them readable (or fix the link), or leave that folder out of the paths.
 """)
 register("E005", "nesting-too-deep", "Blocks are nested deeper than the limit.", """
 `dslc` accepts up to 200 levels of nested `{ }`.  Deeper nesting is almost

@@ -12,32 +12,60 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from dslc.limits import checkpoint
+
 
 def edit_distance(a: str, b: str, limit: int | None = None) -> int:
     """Optimal-string-alignment distance (Damerau–Levenshtein without
     repeated edits of one substring): insertions, deletions, substitutions
     and transpositions of neighbours each cost 1.  With ``limit``, any
-    distance above it may be reported as ``limit + 1``."""
+    distance above it is reported as ``limit + 1``.
+
+    Only the band of cells with ``|i - j| <= limit`` is computed (a cell
+    outside it is more than ``limit`` away, and every value is capped at
+    ``limit + 1``), so the work is at most ``len(a) * (2 * limit + 1)``
+    cells, not ``len(a) * len(b)``: a 4,000-letter name against another
+    costs milliseconds, not half a minute."""
+    return _distance(a, b, limit)[0]
+
+
+def _distance(a: str, b: str, limit: int | None) -> tuple[int, int]:
+    """:func:`edit_distance` and the number of rows of the table it computed."""
     if a == b:
-        return 0
-    if limit is not None and abs(len(a) - len(b)) > limit:
-        return limit + 1
+        return 0, 0
+    n, m = len(a), len(b)
+    if limit is None:
+        limit = max(n, m)
+    if abs(n - m) > limit:
+        return limit + 1, 0
+    far = limit + 1
     prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
+    prev = [min(j, far) for j in range(m + 1)]
+    for i in range(1, n + 1):
+        if not i & 1023:
+            checkpoint()
+        cur = [far] * (m + 1)
+        if i < far:
+            cur[0] = i
         best = cur[0]
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            v = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                v = min(v, prev2[j - 2] + 1)
+        x = a[i - 1]
+        for j in range(max(1, i - limit), min(m, i + limit) + 1):
+            v = prev[j - 1] if x == b[j - 1] else prev[j - 1] + 1     # match or substitution
+            if prev[j] + 1 < v:                                        # deletion
+                v = prev[j] + 1
+            if cur[j - 1] + 1 < v:                                     # insertion
+                v = cur[j - 1] + 1
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == b[j - 1] and prev2[j - 2] + 1 < v:
+                v = prev2[j - 2] + 1                                   # transposition
+            if v > far:
+                v = far
             cur[j] = v
-            best = min(best, v)
-        if limit is not None and best > limit:
-            return limit + 1
+            if v < best:
+                best = v
+        if best >= far:
+            return far, i
         prev2, prev = prev, cur
-    return prev[-1]
+    return prev[m], n
 
 
 def max_edits(word: str) -> int:
@@ -66,19 +94,62 @@ def closest(word: str, candidates: Iterable[str], ratio: float | None = 0.6) -> 
         if c.lower() == lower:
             return c
     limit = max_edits(word)
+    work = MAX_WORK
+    letters = set(lower)
     best, best_d = None, limit + 1
     for c in options:
-        d = edit_distance(lower, c.lower(), limit)
+        checkpoint()
+        other = c.lower()
+        # cheap lower bounds first: the lengths, and the letters (one edit
+        # changes the set of letters by at most two)
+        if abs(len(other) - len(lower)) > limit or len(letters.symmetric_difference(other)) > 2 * limit:
+            continue
+        d, rows = _distance(lower, other, limit)
+        work -= rows * (2 * limit + 1)
+        if work < 0:
+            return None
         if d < best_d:
             best, best_d = c, d
     if best is not None:
         return best
     if ratio is not None:
-        import difflib                   # rarely reached: not imported at start-up
-        close = difflib.get_close_matches(word, options, n=1, cutoff=ratio)
-        if close:
-            return close[0]
+        return _close_match(word, options, ratio, work)
     return None
+
+
+# Cells of edit-distance tables (and difflib's comparable work) one
+# suggestion may cost: about a second.  Past it no suggestion is made —
+# the same for the same input on every machine, where a time limit would
+# make the help line depend on the machine's speed.
+MAX_WORK = 1_000_000
+
+
+def _close_match(word: str, options: list[str], cutoff: float, work: int = MAX_WORK) -> str | None:
+    """``difflib.get_close_matches(word, options, n=1, cutoff=cutoff)``, the
+    same filters and the same choice (the highest ratio, then the greatest
+    string), with the time budget checked between candidates and at most
+    ``work`` (about ``len(a) * len(b)`` per full comparison)."""
+    import difflib                       # rarely reached: not imported at start-up
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    found: tuple[float, str] | None = None
+    for c in options:
+        checkpoint()
+        matcher.set_seq1(c)
+        if matcher.real_quick_ratio() < cutoff:
+            continue
+        work -= len(c) + len(word)
+        if work < 0:
+            return None
+        if matcher.quick_ratio() < cutoff:
+            continue
+        work -= len(c) * len(word)
+        if work < 0:
+            return None
+        score = matcher.ratio()
+        if score >= cutoff and (found is None or (score, c) > found):
+            found = (score, c)
+    return None if found is None else found[1]
 
 
 def did_you_mean(word: str, candidates: Iterable[str], what: str | None = None,

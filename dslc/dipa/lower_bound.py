@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import decimal
 import heapq
+import math
 import os
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -396,7 +397,8 @@ class _Scorer:
             pa = path_probability(self.dipa, alpha, cand.epsilon, meter=self.meter, **FAST)
             pb = path_probability(self.dipa, beta, cand.epsilon, meter=self.meter, **FAST)
             if pa.log_probability is not None and pb.log_probability is not None:
-                value = float(pa.log_probability - pb.log_probability) / float(cand.epsilon)
+                # (ε stays within EPSILON_RANGE: its float is exact enough and finite)
+                value = _float(pa.log_probability - pb.log_probability) / float(cand.epsilon)
         except (PathError, TooExpensive, ArithmeticError, decimal.DecimalException):
             value = None
         self.cache[key] = value
@@ -495,13 +497,13 @@ def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, work: int,
         result.reason = f"not searched: {n:,} states (more than {MAX_STATES:,})"
         return result
     reach = _reach(found, upper)
-    if reach is not None and reach < float(upper) * TIGHT and (target is None or reach <= float(target)):
+    if reach is not None and reach < upper * TIGHT and (target is None or reach <= target):
         # every candidate has at most MAX_STEPS transitions, and a path loses at
         # most the sum of its critical costs: such a search could neither be
         # tight nor beat the budget, and on large automata it is the slowest part
         result.searched = False
         result.reason = (f"not searched: a path of at most {MAX_STEPS} steps loses at most "
-                         f"{fmt_decimal(round_down(Decimal(reach)))}·ε, less than {int(TIGHT * 100)}% of d")
+                         f"{fmt_decimal(round_down(_decimal(reach)))}·ε, less than {int(TIGHT * 100)}% of d")
         return result
     if work <= 0:
         result.searched = False
@@ -517,12 +519,12 @@ def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, work: int,
     deadline = limits.Deadline(None if left is None else left / 2, outer.cancelled)
     delta = Fraction(dipa.sensitivity)
     scorer = _Scorer(dipa, delta, work)
-    tight_goal = float(upper) * 0.999
+    tight_goal = _float(upper * Fraction(999, 1000))
     if target is None:
         scorer.goal = lambda: tight_goal
     else:
         # a budget to beat: the usual search first, then stop at the first witness above it
-        beat = float(target) * 1.0001 + 1e-9
+        beat = _float(target * Fraction(10001, 10000)) + 1e-9
         scorer.goal = lambda: tight_goal if scorer.meter[0] < SEARCH_WORK else beat
     try:
         with limits.scope(deadline):
@@ -582,7 +584,7 @@ def _time_ran_out(result: LowerBound, deadline: limits.Deadline) -> LowerBound:
     return result
 
 
-def _reach(found: CheckResult, upper: Fraction) -> float | None:
+def _reach(found: CheckResult, upper: Fraction) -> Fraction | None:
     """An upper bound on the loss (in units of ε, like ``upper``) of any path of at
     most MAX_STEPS transitions: MAX_STEPS times the largest critical cost."""
     if not found.weight:
@@ -593,7 +595,23 @@ def _reach(found: CheckResult, upper: Fraction) -> float | None:
         costs = [c for _, c in pairs]
     if not costs:
         return None
-    return MAX_STEPS * float(Fraction(max(costs), found.cost_denominator) * upper / found.weight)
+    return MAX_STEPS * Fraction(max(costs), found.cost_denominator) * upper / found.weight
+
+
+def _float(value: Fraction | Decimal) -> float:
+    """``value`` as a float for the search's scores, which only rank
+    candidates: a value beyond the float range is ±inf, one below it 0 (a
+    rate of 10^320 ε must not stop the search with an OverflowError)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _decimal(value: Fraction) -> Decimal:
+    """``value`` as a Decimal of the current context's precision (exact
+    integers divided, so no float is made on the way)."""
+    return Decimal(value.numerator) / Decimal(value.denominator)
 
 
 def _search(dipa: DiPA, found: CheckResult, scorer: _Scorer) -> None:
