@@ -90,7 +90,7 @@ def _bounds(dipa: DiPA, found: CheckResult, analysis: Analysis, options) -> None
         target = budget.limit
     analysis.lower = lower_bound.search(dipa, found, upper, seconds, target)
     if budget is not None:
-        analysis.budget_status = budgets.status(upper, analysis.lower, budget)
+        analysis.budget_status, analysis.lower = budgets.settle(upper, analysis.lower, budget)
 
 
 def _witnesses_in_units_of_sensitivity(dipa: DiPA, found: CheckResult, epsilon) -> list:
