@@ -160,7 +160,7 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
         if analysis.witnesses:
             from dslc.dipa.witness import attach
             for diag, outcome in zip(diags, analysis.witnesses):
-                attach(diag, outcome, dipa, found.kinds, path, result.name)
+                attach(diag, outcome, dipa, found.kinds, path, result.name, result.syntax)
                 if analysis.epsilon_problem:
                     diag.note(analysis.epsilon_problem)
                 for note in analysis.witness_notes:

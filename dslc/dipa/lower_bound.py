@@ -49,6 +49,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from dslc import limits
+from dslc.diagnostics.model import Verbatim
 from dslc.dipa.check import CheckResult
 from dslc.dipa.paths import build_path, input_tokens, output_tokens, parse_inputs, parse_outputs
 from dslc.dipa.prob import PathError, Probability, Step, TooExpensive, fmt_probability, path_probability
@@ -704,6 +705,6 @@ def witness_notes(dipa: DiPA, lb: LowerBound, path: str | None, block: str) -> l
         f"β = {_short([fmt_in(s) for s in w.beta])}",
         f"outputs = {_short(outs)}   (τ: a step that reads no input; _: no output)",
         f"Pr_α = {fmt_probability(w.pr_alpha.probability)}, Pr_β = {fmt_probability(w.pr_beta.probability)}",
-        "replay: " + prob_command(path, block, w.epsilon, w.alpha, outs),
-        "replay: " + prob_command(path, block, w.epsilon, w.beta, outs),
+        Verbatim("replay: " + prob_command(path, block, w.epsilon, w.alpha, outs)),
+        Verbatim("replay: " + prob_command(path, block, w.epsilon, w.beta, outs)),
     ]
