@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from dslc import limits
 from dslc.dipa.interpret import Fact, run_program
-from dslc.dipa.paths import output_tokens
+from dslc.dipa.paths import output_tokens, parse_output, symbol_matches
 from dslc.dipa.sampler import RunError
 from dslc.ir.dipa import DiPA, Guard, OutKind
 from dslc.numbers import fmt_fraction
@@ -178,10 +178,6 @@ def _trace(program, inputs: list[Fraction], epsilon: Fraction, draws: list[Fract
         raise RunMismatch(f"the program cannot run the witness: {exc}") from None
 
 
-def _unquoted(symbol: str) -> str:
-    return symbol[1:-1] if len(symbol) >= 2 and symbol[0] == symbol[-1] and symbol[0] in "\"'" else symbol
-
-
 def _same(a: Fact, b: Fact) -> bool:
     return (a.kind, a.line, a.code, a.loops, a.draws, a.held, a.target, a.value) == \
         (b.kind, b.line, b.code, b.loops, b.draws, b.held, b.target, b.value)
@@ -213,7 +209,7 @@ def witness_run(program, dipa: DiPA, alpha, beta, epsilon: Fraction) -> WitnessR
             token, interval = wanted[outputs]
             outputs += 1
             if interval is None:
-                if not isinstance(fa.value, str) or _unquoted(fa.value) != _unquoted(token):
+                if not isinstance(fa.value, str) or not symbol_matches(fa.value, parse_output(token, 0)):
                     raise RunMismatch(f"line {fa.line} outputs {fa.value}, the witness {token}")
             else:
                 lo, hi = interval
