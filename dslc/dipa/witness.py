@@ -561,6 +561,7 @@ def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str |
                       "transitions": [dipa.describe_transition(e) for e in trans]}
                      for name, trans, rep in w.segments],
         "rule": w.rule,
+        "program_rule": w.program_rule if program_terms.is_program(dipa) else None,
         "l": shown.length if shown is not None else SHOW_LENGTH,
         "alpha": [_fmt_input(s.input) for s in inst.alpha],
         "beta": [_fmt_input(s.input) for s in inst.beta],
