@@ -168,6 +168,8 @@ def test_numeric_sparse_mod_reads_on_line_10_and_speaks_plainly():
                           env=_env(), timeout=300)
     text = " ".join(proc.stdout.split())
     rule = text.split("witness (Lemma 9): the program runs")[1].split("= note:")[0]
+    # the lines of a turn include the `read()` on line 10
+    assert rule.startswith(" line 8 once, then ℓ turns of the loop at line 9 (lines 10–16), then lines 10–13 once;")
     assert "the value output at line 13 (`output s`) must lie in (−∞, 0)" in rule
     for garbled in ("released the draw", "every a `<`", "comparison with `x` comparison", "insample"):
         assert garbled not in rule, garbled

@@ -47,7 +47,12 @@ def lines_of(dipa: DiPA, transitions: list[int]) -> str:
     lines: set[int] = set()
     for e in transitions:
         t = dipa.transitions[e]
-        for span in (dipa.states[t.source].draw_span, t.guard_span, t.output_span, t.store_span):
+        state = dipa.states[t.source]
+        # an input step's first statement is where it reads (or the `loop` it
+        # starts at, whose line is not one of the turn's lines)
+        first = state.span if state.is_input and state.span is not None \
+            and not state.span.text.startswith("loop") else None
+        for span in (first, state.draw_span, t.guard_span, t.output_span, t.store_span):
             line = _line(span)
             if line is not None:
                 lines.add(line)
