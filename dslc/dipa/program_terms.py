@@ -139,6 +139,6 @@ def fact_lines(facts: list) -> list[str]:
         groups[-1][2].append(fact_text(f))
     out = [f"{label}: " + "; ".join(texts) for _, label, texts in groups]
     if len(out) > MAX_STEPS_SHOWN:
-        out = out[:MAX_STEPS_SHOWN - 3] + [f"… ({len(out) - MAX_STEPS_SHOWN + 1} more lines like these) …"] \
+        out = out[:MAX_STEPS_SHOWN - 3] + [f"… ({len(out) - MAX_STEPS_SHOWN + 1} lines left out) …"] \
             + out[-2:]
     return out
