@@ -227,3 +227,21 @@ def test_every_replay_line_runs_when_pasted(path):
                              timeout=300)
         assert run.returncode == 0, (command, run.stderr)
         assert f"] = {want}\n" in run.stdout, (command, want, run.stdout)
+
+
+def test_a_run_that_does_not_match_is_not_shown_and_the_witness_stays(monkeypatch):
+    """A bug in the run's reconstruction costs the sentences, never the witness or the verdict."""
+    from dslc.dipa import program_run
+
+    def broken(*args, **kwargs):
+        raise program_run.RunMismatch("line 10 outputs ⊤, the witness ⊥")
+    monkeypatch.setattr(program_run, "witness_run", broken)
+    monkeypatch.delenv("DSLC_DEBUG", raising=False)
+    source = SourceFile("examples/svt_star.dp", (ROOT / "examples/svt_star.dp").read_text(encoding="utf-8"))
+    block = check_source(source, Options(witness=True, lower_bound_time=0)).blocks[0]
+    assert block.verdict is Verdict.NOT_PRIVATE
+    (diag,) = block.diagnostics
+    w = diag.data["witness"]
+    assert "program_steps" not in w and "line 10 outputs ⊤" in w["program_run_problem"]
+    assert any(n.startswith("the step-by-step run is not shown") and "please report it" in n for n in diag.notes)
+    assert any(n.startswith("replay: ") for n in diag.notes)

@@ -537,17 +537,24 @@ def _fmt_pr(p) -> str:
 
 def program_run(program, dipa: DiPA, w: Witness, shown: Shown | None) -> tuple[object, str | None]:
     """The program's own run on the shown instance (a
-    :class:`~dslc.dipa.program_run.WitnessRun`), or (None, why not)."""
+    :class:`~dslc.dipa.program_run.WitnessRun`), or (None, a note that says
+    why it is not shown).  Neither a problem nor the time limit costs the
+    witness or the verdict."""
     if program is None or not program_terms.is_program(dipa):
         return None, None
-    from dslc.dipa.program_run import RunMismatch, witness_run
+    from dslc.dipa.program_run import witness_run
     inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
     try:
         return witness_run(program, dipa, inst.alpha, inst.beta, w.epsilon or Fraction(1)), None
-    except RunMismatch as exc:
+    except limits.Cancelled as exc:
+        if exc.reason != "timeout":
+            raise
+        return None, "the step-by-step run is not shown: the time limit was reached first"
+    except Exception as exc:  # noqa: BLE001 - a wrong sentence is never shown, the witness stays
         if os.environ.get("DSLC_DEBUG"):
             raise
-        return None, str(exc)
+        return None, (f"the step-by-step run is not shown: the program's own run does not match the "
+                      f"witness (internal problem: {exc}); please report it")
 
 
 def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str | None = None,
@@ -630,8 +637,7 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
                          "value; the draws take values that follow this path):\n"
                          + "\n".join(program_terms.fact_lines(run.facts)))
         elif run_problem is not None:
-            notes.append(f"the step-by-step run is not shown: the program's own run does not match "
-                         f"the witness (internal problem: {run_problem}); please report it")
+            notes.append(run_problem)
     else:
         notes += [f"α = {_short([_fmt_input(s.input) for s in inst.alpha])}",
                   f"β = {_short([_fmt_input(s.input) for s in inst.beta])}",
