@@ -453,6 +453,9 @@ CASES = [
     ("budget_exceeded.out", ["examples/lee_clifton.dp"]),
     ("budget_not_proven.out", ["stdlib/noisy_answer.dp", "--max-d", "3/2"]),
     ("budget_explain.out", ["stdlib/noisy_answer.dp", "--explain"]),
+    # the budget is compared with the verified bound, not with its 3-digit rounding
+    ("budget_above_rounding.out", ["examples/svt.dp", "--max-d", "0.9995"]),
+    ("budget_above_one.out", ["tests/golden/svt_1001.dp", "--max-d", "1"]),
 ]
 
 
@@ -532,3 +535,43 @@ def test_numbers_on_the_command_line_have_ascii_digits():
     for text in ("٣", "３", "1/٢"):
         with pytest.raises(PathTextError):
             parse_number(text, "an input")
+
+
+# ---------------------------------------------------------------------------
+# the budget is compared with the exact verified bound (issue: budgets compared after rounding)
+
+def _bound(bound: str, shown: str) -> lower_bound.LowerBound:
+    w = lower_bound.Witness(F(1), [], [], None, None, Decimal(bound), Decimal(bound))
+    return lower_bound.LowerBound(value=Decimal(shown), witness=w)
+
+
+@pytest.mark.parametrize("bound,limit,state,text", [
+    ("0.99990162994", F(1999, 2000), "exceeded", "0.9999"),     # 0.999 ≤ D < bound
+    ("1.00090161730", F(1), "exceeded", "1.0009"),              # rounds to 1 = D
+    ("1.000000000000000000000000000000000000001", F(1), "exceeded",
+     "1.000000000000000000000000000000000000001"),
+    ("0.99990162994", F(9999, 10000), "exceeded", "0.999901"),
+    ("0.99990162994", F(99991, 100000), "not-proven", "0.999"),  # bound below D
+    ("1", F(1), "not-proven", "1"),                              # equal is not above
+])
+def test_budget_status_uses_the_verified_bound_and_prints_the_digits_that_exceed_it(bound, limit, state, text):
+    from dslc.dipa import budget as budgets
+    lb = _bound(bound, str(lower_bound.round_down(Decimal(bound))))
+    got, shown = budgets.settle(F(2), lb, budgets.Budget(limit, "--max-d", None))
+    assert got == state
+    assert shown.text == text
+    if got == "exceeded":
+        assert F(shown.value) > limit and shown.value <= Decimal(bound)
+
+
+def test_a_witness_above_max_d_by_less_than_the_rounding_is_dp006(capsys):
+    code, data = json_run(capsys, "--max-d", "0.9995", str(ROOT / "examples" / "svt.dp"))
+    assert code == 1
+    for b in data["files"][0]["blocks"]:
+        assert b["budget"]["status"] == "exceeded", b["name"]
+        assert [d["code"] for d in b["diagnostics"]] == ["DP006"]
+        assert F(b["d_lower"]) > F(1999, 2000)
+        assert b["d_lower_witness"]["log_ratio"] > 0.9995
+    code, data = json_run(capsys, "--max-d", "1", str(GOLDEN / "svt_1001.dp"))
+    (b,) = data["files"][0]["blocks"]
+    assert code == 1 and b["budget"]["status"] == "exceeded" and F(b["d_lower"]) > 1

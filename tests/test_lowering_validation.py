@@ -122,3 +122,29 @@ def test_the_generator_makes_valid_programs_of_both_verdicts():
     for want in (Verdict.PRIVATE, Verdict.NOT_PRIVATE):
         find(programs(), lambda t, w=want: lower(t).verdict is w,
              settings=settings(max_examples=3000, deadline=None, database=None))
+
+
+# A `read()` before the step's output ends the step silently (docs/language.md,
+# "Steps"); these are lowered, as `s := Lap(ε, read()); output s` is, and behave
+# like the program on the same draws.  Two reads in one expression stay E114.
+SECOND_READS = [
+    "mechanism m { x := Lap(ε, read()); output Lap(ε, read()) }",
+    "mechanism m { x := Lap(ε, 0); loop { q := read(); if Lap(ε, read()) >= x { output ⊤; halt }; output ⊥ } }",
+    "mechanism m { x := Lap(ε, 0); loop { q := read(); s := Lap(ε, read()); if s >= x { output s; halt }; "
+    "output ⊥ } }",
+    "mechanism m { x := Lap(ε, 0); loop { if Lap(ε, read()) >= x { output Lap(ε, read()); halt }; output ⊥ } }",
+]
+
+
+@pytest.mark.parametrize("text", SECOND_READS)
+def test_a_second_read_before_the_output_starts_a_step(text):
+    block = lower(text)
+    assert block.verdict is not Verdict.ERROR, [d.message for d in block.diagnostics]
+    inputs = [[F(0), F(1), F(-1), F(3), F(1, 2), F(-2)], [F(3)] * 6, [F(-2), F(1)]]
+    check_program(text, inputs, F(1), 11)
+
+
+def test_two_reads_in_one_expression_are_E114():
+    block = lower("mechanism m { x := Lap(ε, 0); loop { if Lap(ε, read() + read()) >= x { output ⊤; halt }; "
+                  "output ⊥ } }")
+    assert [d.code for d in block.diagnostics if d.is_error] == ["E114"]

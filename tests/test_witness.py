@@ -246,6 +246,6 @@ def test_mechanism_witnesses_speak_the_programs_language(example):
         assert not re.search(r"\bq\d+\b|insample|τ", text), text
         reads = [m.group(1) for s in w["program_steps"] for m in re.finditer(r"reads (\S+) \|", s)]
         replayed = w["commands"][0].split("--inputs=")[1].split()[0].strip("'").split(",")
-        if "more steps" not in text:
+        if "lines left out" not in text:
             assert reads == [a for a in replayed if a]
         assert "turn 1 of the loop at line" in text

@@ -249,8 +249,11 @@ stored variable outlives a step.  Draw afresh in the later step, or store the
 draw with `x := s` in the step that made it.
 """)
 register("E114", "two-reads", "One step reads two inputs.", """
-A step reads at most one input.  Produce an output (ending the step) before
-reading again.
+A step reads at most one input.  A `read()` in a later statement before the
+step's output ends the step there (a silent step) and starts the next one;
+two reads in one expression, as in `Lap(ε, read() + read())`, cannot be
+split and are this error.  Read the input once into a variable
+(`q := read()`) and use the variable.
 """)
 register("E115", "mean-not-input-plus-constant", "A draw's mean is not `input + constant`.", """
 In an input step, a draw is centred on the value read in that step plus a

@@ -26,6 +26,13 @@ class Severity(str, enum.Enum):
         return self.value
 
 
+class Verbatim(str):
+    """A note printed as it is, on one line of its own: a command to paste into
+    a shell.  Renderers never wrap it (a wrapped command runs as several)."""
+
+    __slots__ = ()
+
+
 @dataclass
 class Label:
     span: Span

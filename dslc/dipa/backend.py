@@ -91,7 +91,7 @@ def _bounds(dipa: DiPA, found: CheckResult, analysis: Analysis, options) -> None
         target = budget.limit
     analysis.lower = lower_bound.search(dipa, found, upper, work, target)
     if budget is not None:
-        analysis.budget_status = budgets.status(upper, analysis.lower, budget)
+        analysis.budget_status, analysis.lower = budgets.settle(upper, analysis.lower, budget)
 
 
 def _witnesses_in_units_of_sensitivity(dipa: DiPA, found: CheckResult, epsilon) -> list:
@@ -161,7 +161,7 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
         if analysis.witnesses:
             from dslc.dipa.witness import attach
             for diag, outcome in zip(diags, analysis.witnesses):
-                attach(diag, outcome, dipa, found.kinds, path, result.name)
+                attach(diag, outcome, dipa, found.kinds, path, result.name, result.syntax)
                 if analysis.epsilon_problem:
                     diag.note(analysis.epsilon_problem)
                 for note in analysis.witness_notes:

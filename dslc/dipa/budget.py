@@ -55,11 +55,22 @@ def effective_budget(dipa: DiPA, max_d: Fraction | None) -> Budget | None:
 
 
 def status(upper: Fraction, lb: LowerBound | None, budget: Budget) -> str:
+    """Compares the exact bounds with D: the upper bound d, and the witness's
+    verified lower bound before it is rounded for printing."""
     if upper <= budget.limit:
         return MET
-    if lb is not None and lb.witness is not None and Fraction(lb.value) > budget.limit:
+    if lb is not None and lb.exceeds(budget.limit):
         return EXCEEDED
     return NOT_PROVEN
+
+
+def settle(upper: Fraction, lb: LowerBound | None, budget: Budget) -> tuple[str, LowerBound | None]:
+    """The budget's status, and the lower bound as it is printed: with as many
+    digits as it takes to show that it exceeds D when it does."""
+    state = status(upper, lb, budget)
+    if state == EXCEEDED:
+        lb = lb.shown_above(budget.limit)
+    return state, lb
 
 
 # ---------------------------------------------------------------------------

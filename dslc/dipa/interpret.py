@@ -20,6 +20,15 @@ Semantics:
 - `if`, `loop`, `break`, `halt` as usual; a comparison `>` or `>=` is the
   exact comparison of rationals.
 Everything is iterative: deep nesting and long expressions do not recurse.
+
+A run can also be *traced* (``trace=True``): every statement executed leaves
+a :class:`Fact` — its line, the loop turns it runs in, the values it read,
+the draws it made, whether a condition held, what it output.  A witness's
+step-by-step sentences are rendered from these facts
+(:mod:`dslc.dipa.program_run`), so they say what the program does.  Instead
+of the noise source, a run may take the draws' values themselves
+(``values``): each `Lap` then takes the next value, and the run ends when
+they are used up.
 """
 
 from __future__ import annotations
@@ -40,11 +49,26 @@ class _Stop(Exception):
 
 
 @dataclass
+class Fact:
+    """What one executed statement did (a traced run)."""
+    kind: str                      # "assign", "compare", "output", "break", "halt"
+    line: int                      # the statement's line (an `if`: its condition's)
+    code: str                      # the statement (an `if`: its condition), blanks collapsed
+    loops: tuple = ()              # ((line of the `loop`, turn), ...), outermost first
+    reads: list = field(default_factory=list)      # the values read, in order
+    draws: list = field(default_factory=list)      # the `Lap(…)` texts drawn, in order
+    held: bool | None = None       # compare: the condition held
+    target: str | None = None      # assign: the variable
+    value: object = None           # output: the symbol or the exact value
+
+
+@dataclass
 class ProgramRun:
     outputs: list[str | Fraction] = field(default_factory=list)
     inputs_used: int = 0
     stopped: str = ""
     cut: bool = False             # stopped by MAX_STATEMENTS, not by the program
+    facts: list[Fact] = field(default_factory=list)     # a traced run's statements
 
 
 def _variables(block: ast.MechanismBlock) -> set[str]:
@@ -62,9 +86,18 @@ def _variables(block: ast.MechanismBlock) -> set[str]:
     return names
 
 
+def _line(node) -> int:
+    return node.span.file.line_col(node.span.start)[0]
+
+
+def _code(node) -> str:
+    return " ".join(node.span.text.split())
+
+
 class Interpreter:
-    def __init__(self, block: ast.MechanismBlock, inputs: list[Fraction], epsilon: Fraction, noise: Noise,
-                 max_statements: int = MAX_STATEMENTS):
+    def __init__(self, block: ast.MechanismBlock, inputs: list[Fraction], epsilon: Fraction, noise: Noise | None,
+                 max_statements: int = MAX_STATEMENTS, trace: bool = False,
+                 values: list[Fraction] | None = None):
         self.block = block
         self.inputs = [Fraction(a) for a in inputs]
         self.eps = Fraction(epsilon)
@@ -75,6 +108,11 @@ class Interpreter:
         self.params: dict[str, Fraction] = {}
         self.pos = 0
         self.run = ProgramRun()
+        self.trace = trace
+        self.values = None if values is None else [Fraction(v) for v in values]
+        self.drawn = 0
+        self.reads: list[Fraction] = []        # this statement's reads and draws (traced runs)
+        self.draw_texts: list[str] = []
 
     # ---- expressions
     def value(self, expr: ast.Expr) -> Fraction:
@@ -119,10 +157,22 @@ class Interpreter:
                     if rate < 0:
                         raise RunError(f"`{node.span.text}` has a negative rate")
                     # rate 0: no distribution; the value may be stored but never used
-                    vals.append(NO_VALUE if rate == 0 else mean + self.noise.next() / rate)
+                    vals.append(NO_VALUE if rate == 0 else self.draw(node, rate, mean))
             else:  # pragma: no cover - the parser builds no other expression
                 raise RunError(f"cannot evaluate `{node.span.text}`")
         return vals[0]
+
+    def draw(self, node: ast.Draw, rate: Fraction, mean: Fraction) -> Fraction:
+        if self.values is not None:
+            if self.drawn >= len(self.values):
+                raise _Stop("the draws are used up")
+            value = self.values[self.drawn]
+        else:
+            value = mean + self.noise.next() / rate
+        self.drawn += 1
+        if self.trace:
+            self.draw_texts.append(_code(node))
+        return value
 
     @staticmethod
     def binop(op: str, a: Fraction, b: Fraction) -> Fraction:
@@ -151,7 +201,16 @@ class Interpreter:
         if self.pos >= len(self.inputs):
             raise _Stop("the input is used up")
         self.pos += 1
+        if self.trace:
+            self.reads.append(self.inputs[self.pos - 1])
         return self.inputs[self.pos - 1]
+
+    def note(self, kind: str, node, frames: list, **what) -> None:
+        """Record a traced statement with the reads and draws it made."""
+        loops = tuple((f[3], f[4]) for f in frames if f[2])
+        self.run.facts.append(Fact(kind, _line(node), _code(node), loops, self.reads, self.draw_texts,
+                                   **what))
+        self.reads, self.draw_texts = [], []
 
     def out(self, s: ast.Output) -> None:
         v = s.value
@@ -177,13 +236,13 @@ class Interpreter:
             if p.default is None:
                 raise RunError(f"parameter `{p.name}` has no value")
             self.params[p.name] = self.value(p.default)
-        # frames: [statements, next index, is_loop]
-        frames: list[list] = [[self.block.body, 0, False]]
+        # frames: [statements, next index, is_loop, line of the `loop`, turn]
+        frames: list[list] = [[self.block.body, 0, False, 0, 0]]
         count = 0
         try:
             while frames:
                 frame = frames[-1]
-                stmts, i, is_loop = frame
+                stmts, i, is_loop = frame[0], frame[1], frame[2]
                 if i >= len(stmts):
                     if not is_loop:
                         frames.pop()
@@ -191,6 +250,7 @@ class Interpreter:
                         raise _Stop("cut")     # an empty loop never ends
                     else:
                         frame[1] = 0           # the next turn
+                        frame[4] += 1
                     continue
                 frame[1] = i + 1
                 count += 1
@@ -199,22 +259,33 @@ class Interpreter:
                 s = stmts[i]
                 if isinstance(s, ast.Assign):
                     self.env[s.target] = self.value(s.value)
+                    if self.trace:
+                        self.note("assign", s, frames, target=s.target)
                 elif isinstance(s, ast.Output):
                     self.out(s)
+                    if self.trace:
+                        self.note("output", s, frames, value=self.run.outputs[-1])
                 elif isinstance(s, ast.If):
                     a = self.value(s.cond.left)
                     b = self.value(s.cond.right)
-                    branch = s.then if self.holds(s.cond.op, a, b) else (s.orelse or [])
-                    frames.append([branch, 0, False])
+                    held = self.holds(s.cond.op, a, b)
+                    if self.trace:
+                        self.note("compare", s.cond, frames, held=held)
+                    branch = s.then if held else (s.orelse or [])
+                    frames.append([branch, 0, False, 0, 0])
                 elif isinstance(s, ast.Loop):
-                    frames.append([s.body, 0, True])
+                    frames.append([s.body, 0, True, s.keyword_span.file.line_col(s.keyword_span.start)[0], 1])
                 elif isinstance(s, ast.Break):
+                    if self.trace:
+                        self.note("break", s, frames)
                     while frames and not frames[-1][2]:
                         frames.pop()
                     if not frames:
                         raise RunError("`break` outside of a loop")
                     frames.pop()
                 elif isinstance(s, ast.Halt):
+                    if self.trace:
+                        self.note("halt", s, frames)
                     raise _Stop("halt")
             self.run.stopped = "the end of the program"
         except _Stop as stop:
@@ -224,7 +295,9 @@ class Interpreter:
         return self.run
 
 
-def run_program(block: ast.MechanismBlock, inputs: list[Fraction], epsilon: Fraction, noise: Noise,
-                max_statements: int = MAX_STATEMENTS) -> ProgramRun:
-    """Run a mechanism once on ``inputs`` with the draws of ``noise``."""
-    return Interpreter(block, inputs, epsilon, noise, max_statements).execute()
+def run_program(block: ast.MechanismBlock, inputs: list[Fraction], epsilon: Fraction, noise: Noise | None,
+                max_statements: int = MAX_STATEMENTS, trace: bool = False,
+                values: list[Fraction] | None = None) -> ProgramRun:
+    """Run a mechanism once on ``inputs`` with the draws of ``noise`` (or the
+    draws' own ``values``); ``trace`` records a :class:`Fact` per statement."""
+    return Interpreter(block, inputs, epsilon, noise, max_statements, trace, values).execute()

@@ -62,6 +62,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from dslc import limits
+from dslc.diagnostics.model import Verbatim
 from dslc.dipa.check import CheckResult
 from dslc.dipa.paths import build_path, input_tokens, output_tokens, parse_inputs, parse_outputs
 from dslc.dipa.prob import PathError, Probability, Step, TooExpensive, fmt_probability, path_probability
@@ -132,11 +133,23 @@ class LowerBound:
             return True
         return self.witness is not None and Fraction(self.value) >= TIGHT * upper
 
+    def exceeds(self, limit: Fraction) -> bool:
+        """The witness's verified bound (before rounding) is above ``limit``."""
+        return self.witness is not None and Fraction(self.witness.bound) > limit
+
+    def shown_above(self, limit: Fraction) -> "LowerBound":
+        """This bound with ``value`` rounded down to the fewest digits (at least
+        :data:`SIGNIFICANT`) that still exceed ``limit``; itself if it does not
+        exceed it."""
+        if not self.exceeds(limit) or Fraction(self.value) > limit:
+            return self
+        return replace(self, value=round_down_above(self.witness.bound, limit))
+
 
 def fmt_decimal(value: Decimal) -> str:
     if value == 0:
         return "0"
-    text = format(value.normalize(), "f")
+    text = format(value.normalize(decimal.Context(prec=max(28, len(value.as_tuple().digits)))), "f")
     return text
 
 
@@ -144,7 +157,19 @@ def round_down(value: Decimal, digits: int = SIGNIFICANT) -> Decimal:
     if value <= 0:
         return Decimal(0)
     exp = value.adjusted() - digits + 1
-    return value.quantize(Decimal(1).scaleb(exp), rounding=decimal.ROUND_FLOOR)
+    ctx = decimal.Context(prec=max(digits, decimal.getcontext().prec))
+    return value.quantize(Decimal(1).scaleb(exp), rounding=decimal.ROUND_FLOOR, context=ctx)
+
+
+def round_down_above(value: Decimal, limit: Fraction) -> Decimal:
+    """``value`` rounded down to the fewest significant digits (at least
+    :data:`SIGNIFICANT`) that keep it above ``limit`` (``value`` > ``limit``)."""
+    digits = SIGNIFICANT
+    while True:
+        shown = round_down(value, digits)
+        if Fraction(shown) > limit or shown == value:
+            return shown
+        digits += 1
 
 
 # ---------------------------------------------------------------------------
@@ -564,7 +589,7 @@ def _search_bound(dipa: DiPA, found: CheckResult, upper: Fraction, work: int,
     value = round_down(witness.bound)
     if value <= 0:
         return result
-    if Fraction(value) > upper:
+    if Fraction(witness.bound) > upper:
         # d_lower ≤ d* ≤ d is a theorem: this would be a bug in dslc
         result.problem = (f"the witness gives {fmt_decimal(value)}, above the upper bound "
                           f"{fmt_fraction(upper)}")
@@ -751,13 +776,15 @@ def witness_notes(dipa: DiPA, lb: LowerBound, path: str | None, block: str) -> l
     outs = output_tokens(dipa, w.alpha)
     fmt_in = lambda s: "τ" if s.input is None else fmt_fraction(Fraction(s.input))  # noqa: E731
     eps = fmt_fraction(w.epsilon)
+    # one digit more than d_lower has, so that a loss shown above a budget reads as above it
+    digits = max(4, len(lb.value.as_tuple().digits) + 1)
     return [
-        f"lower bound d ≥ {lb.text}: at ε = {eps}, ln(Pr_α/Pr_β) = {float(w.log_ratio):.4g} "
+        f"lower bound d ≥ {lb.text}: at ε = {eps}, ln(Pr_α/Pr_β) = {float(w.log_ratio):.{digits}g} "
         f"on these adjacent inputs (each pair differs by at most {fmt_fraction(dipa.sensitivity)}):",
         f"α = {_short([fmt_in(s) for s in w.alpha])}",
         f"β = {_short([fmt_in(s) for s in w.beta])}",
         f"outputs = {_short(outs)}   (τ: a step that reads no input; _: no output)",
         f"Pr_α = {fmt_probability(w.pr_alpha.probability)}, Pr_β = {fmt_probability(w.pr_beta.probability)}",
-        "replay: " + prob_command(path, block, w.epsilon, w.alpha, outs),
-        "replay: " + prob_command(path, block, w.epsilon, w.beta, outs),
+        Verbatim("replay: " + prob_command(path, block, w.epsilon, w.alpha, outs)),
+        Verbatim("replay: " + prob_command(path, block, w.epsilon, w.beta, outs)),
     ]

@@ -125,7 +125,7 @@ def parse_outputs(text: str) -> list:
     return [parse_output(item, k) for k, item in enumerate(split_list(text))]
 
 
-def _symbol_matches(symbol: str | None, want: str) -> bool:
+def symbol_matches(symbol: str | None, want: str) -> bool:
     if symbol is None:
         return want == ""
     s = symbol
@@ -138,7 +138,7 @@ def _matches(dipa: DiPA, e: int, want) -> bool:
     o = dipa.transitions[e].output
     if isinstance(want, tuple):
         return o.is_real
-    return not o.is_real and _symbol_matches(o.symbol, want)
+    return not o.is_real and symbol_matches(o.symbol, want)
 
 
 def build_path(dipa: DiPA, inputs: list[Fraction | None], outputs: list) -> list[Step]:

@@ -4,15 +4,14 @@ A `mechanism` is checked as the automaton it lowers to, but its author
 never sees that automaton: state names (`q1`), `insample` and τ steps mean
 nothing to them.  These helpers say the same facts with the program's
 lines: which `read()` a step performs, which comparison holds, what it
-outputs, and which turn of which `loop` it belongs to.  Data in, text out;
-nothing here analyses.
+outputs, and which turn of which `loop` it belongs to.  The step-by-step
+sentences of a witness are rendered from the facts of the program's own run
+(:mod:`dslc.dipa.program_run`).  Data in, text out; nothing here analyses.
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from dslc.ir.dipa import DiPA, Guard
+from dslc.ir.dipa import DiPA
 from dslc.numbers import fmt_fraction
 from dslc.source import Span
 
@@ -48,7 +47,12 @@ def lines_of(dipa: DiPA, transitions: list[int]) -> str:
     lines: set[int] = set()
     for e in transitions:
         t = dipa.transitions[e]
-        for span in (dipa.states[t.source].draw_span, t.guard_span, t.output_span, t.store_span):
+        state = dipa.states[t.source]
+        # an input step's first statement is where it reads (or the `loop` it
+        # starts at, whose line is not one of the turn's lines)
+        first = state.span if state.is_input and state.span is not None \
+            and not state.span.text.startswith("loop") else None
+        for span in (first, state.draw_span, t.guard_span, t.output_span, t.store_span):
             line = _line(span)
             if line is not None:
                 lines.add(line)
@@ -75,87 +79,66 @@ def path_words(dipa: DiPA, segments: list[tuple[str, list[int], bool]]) -> str:
     return ", then ".join(parts) if parts else "the program"
 
 
-def words(text: str) -> str:
-    """Automaton vocabulary in an explanation, said of the program: `insample`
-    is the draw a step makes from its `read()`, `x` the stored variable."""
-    for old, new in (("`insample >= x`", "a `>=` comparison with `x`"),
-                     ("`insample < x`", "a `<` comparison with `x`"),
-                     ("`insample′`", "the second draw"), ("`insample'`", "the second draw"),
-                     ("`insample`", "the draw")):
-        text = text.replace(old, new)
-    return text
+def release_words(dipa: DiPA, e: int) -> str:
+    """The value a transition releases, said of the program: `the value output at line 13 (`output s`)`."""
+    span = dipa.transitions[e].output_span
+    if span is None:
+        return "the released value"
+    return f"the value output at line {_line(span)} (`{_code(span)}`)"
 
 
-def _step_text(dipa: DiPA, e: int, a: Fraction | None, b: Fraction | None, output: str) -> str:
-    t = dipa.transitions[e]
-    state = dipa.states[t.source]
-    bits = []
-    if state.is_input:
-        where = _line(state.draw_span)
-        read = f"line {where} reads" if where is not None else "reads"
-        bits.append(f"{read} {fmt_fraction(a)} | {fmt_fraction(b)}" if a is not None and b is not None
-                    else read)
-    elif state.draw_span is not None:
-        bits.append(f"line {_line(state.draw_span)} draws `{_code(state.draw_span)}`")
-    if t.guard is not Guard.TRUE:
-        cond = _code(t.guard_span) or str(t.guard)
-        where = _line(t.guard_span)
-        bits.append(f"`{cond}` holds" + (f" (line {where})" if where is not None else ""))
-    if t.output.symbol is not None or t.output.is_real:
-        where = _line(t.output_span)
-        bits.append(f"outputs {output}" + (f" (line {where})" if where is not None else ""))
-    if t.store:
-        bits.append("stores the draw in `x`")
-    return "; ".join(bits) if bits else "no input, no output"
+def _reads(pairs: list) -> str:
+    return ", ".join(f"{fmt_fraction(a)} | {fmt_fraction(b)}" for a, b in pairs)
 
 
-def _loop_members(dipa: DiPA) -> dict[int, frozenset[int]]:
-    """For each loop head (a state with a `loop` keyword), the states of its
-    loop: those on a cycle through the head."""
-    out_edges = dipa.out_edges()
-    into: dict[int, list[int]] = {}
-    for t in dipa.transitions:
-        into.setdefault(t.target, []).append(t.source)
+def fact_text(f) -> str:
+    """One statement of a witness's run (a :class:`~dslc.dipa.program_run.StepFact`)."""
+    line = f"line {f.line}"
+    reads = f"{line} reads {_reads(f.reads)}" if f.reads else ""
+    if f.kind == "assign":
+        if f.draws:
+            drawn = " and ".join(f"`{d}`" for d in f.draws)
+            return f"{reads + ' and draws' if reads else line + ' draws'} {drawn} into `{f.target}`"
+        if f.reads:
+            return f"{reads} into `{f.target}`"
+        return f"{line} sets `{f.code}`"
+    head = reads + "; " if reads else ""
+    if f.kind == "compare":
+        return f"{head}`{f.code}` {'holds' if f.held else 'is false'} ({line})"
+    if f.kind == "output":
+        if f.output is not None and f.output.startswith(("(", "[")):
+            what = f.code.removeprefix("output").strip()
+            return f"{head}outputs `{what}`, a value in {f.output} ({line})"
+        return f"{head}outputs {f.output} ({line})"
+    if f.kind == "break":
+        return f"leaves the loop ({line})"
+    if f.kind == "halt":
+        return f"halts ({line})"
+    return f"{head}{line}: `{f.code}`"                   # pragma: no cover - no other kind
 
-    def reach(start: int, step) -> set[int]:
-        seen, todo = {start}, [start]
-        while todo:
-            q = todo.pop()
-            for r in step(q):
-                if r not in seen:
-                    seen.add(r)
-                    todo.append(r)
-        return seen
 
-    members = {}
-    for head in dipa.loop_spans:
-        forward = reach(head, lambda q: (dipa.transitions[e].target for e in out_edges[q]))
-        backward = reach(head, lambda q: into.get(q, ()))
-        members[head] = frozenset(forward & backward)
-    return members
-
-
-def run_lines(dipa: DiPA, positions, alpha, beta, outputs: list[str]) -> list[str]:
-    """One line per step of a witness run: the turn of the innermost loop it
-    belongs to, the `read()` and its α | β values, the comparison that holds,
-    the output."""
-    members = _loop_members(dipa)
-    turns: dict[int, int] = {}
-    seen_loop = False
-    out = []
-    for k, (pos, a, b) in enumerate(zip(positions, alpha, beta)):
-        q = dipa.transitions[pos.transition].source
-        if q in members:
-            turns[q] = turns.get(q, 0) + 1
-        inside = [h for h, m in members.items() if q in m]
-        if inside:
-            head = min(inside, key=lambda h: len(members[h]))
-            seen_loop = True
-            where = _line(dipa.loop_spans[head])
-            label = f"turn {max(1, turns.get(head, 0))} of the loop at line {where}"
+def fact_lines(facts: list) -> list[str]:
+    """One line per loop turn (and per stretch outside the loops) of a
+    witness's run: where it is, then what each statement did."""
+    groups: list[tuple[tuple, str, list[str]]] = []
+    last_loop = None
+    for f in facts:
+        if f.loops:
+            line, turn = f.loops[-1]
+            label = f"turn {turn} of the loop at line {line}"
+            if len(f.loops) > 1:
+                outer, outer_turn = f.loops[-2]
+                label += f" (in turn {outer_turn} of the loop at line {outer})"
+            key = (f.loops, None)
+            last_loop = f.loops[0][0]
         else:
-            label = "after the loop" if seen_loop else "before the loop"
-        out.append(f"{label}: {_step_text(dipa, pos.transition, a.input, b.input, outputs[k])}")
+            label = "at the start" if last_loop is None else f"after the loop at line {last_loop}"
+            key = ((), last_loop)
+        if not groups or groups[-1][0] != key:
+            groups.append((key, label, []))
+        groups[-1][2].append(fact_text(f))
+    out = [f"{label}: " + "; ".join(texts) for _, label, texts in groups]
     if len(out) > MAX_STEPS_SHOWN:
-        out = out[:MAX_STEPS_SHOWN - 3] + [f"… ({len(out) - MAX_STEPS_SHOWN + 1} more steps) …"] + out[-2:]
+        out = out[:MAX_STEPS_SHOWN - 3] + [f"… ({len(out) - MAX_STEPS_SHOWN + 1} lines left out) …"] \
+            + out[-2:]
     return out

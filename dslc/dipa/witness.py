@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc import limits
+from dslc.diagnostics.model import Verbatim
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
 from dslc.dipa.paths import (build_path, input_tokens, output_tokens, parse_inputs, parse_number,
@@ -99,6 +100,7 @@ class Witness:
     rows: list[Row] = field(default_factory=list)
     omitted: list[int] = field(default_factory=list)  # lengths left out (path too long)
     problem: str | None = None
+    program_rule: str | None = None                   # `rule` in a mechanism's terms
 
     def instance(self, length: int) -> Instance:
         return self.builder(length)
@@ -192,11 +194,20 @@ def _leaking_cycle(dipa: DiPA, v: Violation) -> Witness:
                 "(for `insample < x`) the mean of the draw stored last, so every comparison is "
                 "likely; β: in every turn the storing and the comparing step swap their inputs, "
                 "so every turn's comparison is unlikely")
+        program = ("α: a draw that must come out at or above `x` has its mean 1 above the mean of "
+                   "the draw stored in `x` last, one that must come out below `x` 1 below it, so "
+                   "every comparison is likely; β: in every turn the input of the draw stored in "
+                   "`x` and that of the draw compared with it are swapped, so every turn's "
+                   "comparison is unlikely")
     else:
         rule = ("α: every compared draw has its mean 1 above (`>=`) or 1 below (`<`) the draw "
                 "stored last (½ at the cycle's comparison); β: the cycle's comparison moves by 1 "
                 "to the unlikely side in every turn")
-    return Witness(LEAKING_CYCLE, segments, rule, build)
+        program = ("α: a draw that must come out at or above `x` has its mean 1 above the draw "
+                   "stored in `x` last, one that must come out below `x` 1 below it (½ at the "
+                   "loop's comparison); β: in every turn the loop's comparison has its input moved "
+                   "by 1 to the unlikely side")
+    return Witness(LEAKING_CYCLE, segments, rule, build, program_rule=program)
 
 
 def _leaking_pair(dipa: DiPA, v: Violation) -> Witness:
@@ -229,7 +240,10 @@ def _leaking_pair(dipa: DiPA, v: Violation) -> Witness:
     rule = ("α: inside both loops a draw compared by `insample >= x` has mean +½ and one "
             "compared by `insample < x` has mean −½; β: the reverse; every other input is 0. "
             "Whatever x holds, one of the two loops favours α by a constant factor per turn")
-    return Witness(LEAKING_PAIR, segments, rule, build)
+    program = ("α: inside both loops a draw that must come out at or above `x` has mean +½ and "
+               "one that must come out below `x` has mean −½; β: the reverse; every other input "
+               "is 0. Whatever `x` holds, one of the two loops favours α by a constant factor per turn")
+    return Witness(LEAKING_PAIR, segments, rule, build, program_rule=program)
 
 
 def _centre_inputs(dipa: DiPA, pos: list[Position]) -> list[Fraction | None]:
@@ -268,7 +282,10 @@ def _disclosing_cycle(dipa: DiPA, v: Violation) -> Witness:
     rule = (f"α: every draw has mean 0; the released value `{t_d.output}` must lie in {side}; "
             f"β: the released draw's input is moved by 1 away from that interval in every turn, "
             "so each turn multiplies the probability ratio by about e^{dε}")
-    return Witness(DISCLOSING_CYCLE, segments, rule, build)
+    program = (f"α: every draw has mean 0; {program_terms.release_words(dipa, e_d)} must lie in "
+               f"{side}; β: the input of that released draw is moved by 1 away from that interval "
+               "in every turn, so each turn multiplies the probability ratio by about e^{dε}")
+    return Witness(DISCLOSING_CYCLE, segments, rule, build, program_rule=program)
 
 
 def _violating_path(dipa: DiPA, v: Violation) -> Witness:
@@ -304,7 +321,13 @@ def _violating_path(dipa: DiPA, v: Violation) -> Witness:
             f"{side}, which puts x {'above' if g_side else 'below'} 0 while the loop runs; "
             f"β: every `{loop_guard.value}` comparison of the loop has its input moved by 1 "
             f"({'down' if g_side else 'up'}), which costs a factor e^{{dε}} per comparison")
-    return Witness(VIOLATING_PATH, segments, rule, build)
+    e_released = v.path[-1] if v.case == "c" else v.path[0]
+    program = (f"α: every draw has mean 0; {program_terms.release_words(dipa, e_released)} must lie "
+               f"in {side}, which puts `x` {'above' if g_side else 'below'} 0 while the loop runs; "
+               f"β: in every turn of the loop, a draw that must come out "
+               f"{'at or above' if g_side else 'below'} `x` has its input moved by 1 "
+               f"({'down' if g_side else 'up'}), which costs a factor e^{{dε}} per such draw")
+    return Witness(VIOLATING_PATH, segments, rule, build, program_rule=program)
 
 
 BUILDERS = {LEAKING_CYCLE: _leaking_cycle, LEAKING_PAIR: _leaking_pair,
@@ -512,8 +535,30 @@ def _fmt_pr(p) -> str:
     return fmt_probability(p.probability)
 
 
+def program_run(program, dipa: DiPA, w: Witness, shown: Shown | None) -> tuple[object, str | None]:
+    """The program's own run on the shown instance (a
+    :class:`~dslc.dipa.program_run.WitnessRun`), or (None, a note that says
+    why it is not shown).  Neither a problem nor the time limit costs the
+    witness or the verdict."""
+    if program is None or not program_terms.is_program(dipa):
+        return None, None
+    from dslc.dipa.program_run import witness_run
+    inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
+    try:
+        return witness_run(program, dipa, inst.alpha, inst.beta, w.epsilon or Fraction(1)), None
+    except limits.Cancelled as exc:
+        if exc.reason != "timeout":
+            raise
+        return None, "the step-by-step run is not shown: the time limit was reached first"
+    except Exception as exc:  # noqa: BLE001 - a wrong sentence is never shown, the witness stays
+        if os.environ.get("DSLC_DEBUG"):
+            raise
+        return None, (f"the step-by-step run is not shown: the program's own run does not match the "
+                      f"witness (internal problem: {exc}); please report it")
+
+
 def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str | None = None,
-                 block: str | None = None) -> dict:
+                 block: str | None = None, run=None, run_problem: str | None = None) -> dict:
     inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
     data = {
         "construction": f"{LEMMA[w.kind]} of the DiPA paper",
@@ -523,6 +568,7 @@ def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str |
                       "transitions": [dipa.describe_transition(e) for e in trans]}
                      for name, trans, rep in w.segments],
         "rule": w.rule,
+        "program_rule": w.program_rule if program_terms.is_program(dipa) else None,
         "l": shown.length if shown is not None else SHOW_LENGTH,
         "alpha": [_fmt_input(s.input) for s in inst.alpha],
         "beta": [_fmt_input(s.input) for s in inst.beta],
@@ -532,11 +578,11 @@ def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str |
         "table": [r.to_json() for r in w.rows],
         "grows": w.grows,
     }
-    if program_terms.is_program(dipa):
-        positions = unroll(w.segments, data["l"])
-        if len(positions) == len(inst.alpha):
-            data["program_steps"] = program_terms.run_lines(dipa, positions, inst.alpha, inst.beta,
-                                                            output_tokens(dipa, inst.alpha))
+    if run is not None:
+        data["program_steps"] = program_terms.fact_lines(run.facts)
+        data["program_run"] = run.to_json()
+    elif run_problem is not None:
+        data["program_run_problem"] = run_problem
     if shown is not None:
         outs = output_tokens(dipa, inst.alpha)
         data.update({
@@ -554,14 +600,15 @@ def witness_json(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str |
 
 
 def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str | None = None,
-                  block: str | None = None, others: set[str] | None = None) -> list[str]:
+                  block: str | None = None, others: set[str] | None = None, run=None,
+                  run_problem: str | None = None) -> list[str]:
     eps = fmt_fraction(w.epsilon) if w.epsilon is not None else "?"
     how = "chosen" if w.epsilon_chosen else "from --epsilon"
     length = shown.length if shown is not None else SHOW_LENGTH
     inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
     if program_terms.is_program(dipa):
         notes = [f"witness ({LEMMA[w.kind]}): the program runs {program_terms.path_words(dipa, w.segments)}; "
-                 f"{program_terms.words(w.rule)}"]
+                 f"{w.program_rule or w.rule}"]
     else:
         notes = [f"witness ({LEMMA[w.kind]}): path {_path_text(dipa, w)}; {w.rule}"]
     if w.problem:
@@ -581,14 +628,16 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
     else:
         notes.append(f"written out for ℓ = {length}:")
     if program_terms.is_program(dipa):
-        positions = unroll(w.segments, length)
         # the inputs are the values of the `read()` calls, in order
         notes += [f"α = {_short([fmt_fraction(s.input) for s in inst.alpha if s.input is not None])}",
                   f"β = {_short([fmt_fraction(s.input) for s in inst.beta if s.input is not None])}",
                   f"outputs = {_short(outs)}   (_: a step that outputs nothing)"]
-        if len(positions) == len(inst.alpha):
-            notes.append("the run, step by step (the value of each `read()` for α | β):\n"
-                         + "\n".join(program_terms.run_lines(dipa, positions, inst.alpha, inst.beta, outs)))
+        if run is not None:
+            notes.append("the program's run on α and β, step by step (each `read()` gives its α | β "
+                         "value; the draws take values that follow this path):\n"
+                         + "\n".join(program_terms.fact_lines(run.facts)))
+        elif run_problem is not None:
+            notes.append(run_problem)
     else:
         notes += [f"α = {_short([_fmt_input(s.input) for s in inst.alpha])}",
                   f"β = {_short([_fmt_input(s.input) for s in inst.beta])}",
@@ -596,8 +645,8 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
     if shown is not None:
         notes.append(f"Pr_α = {_fmt_pr(shown.pr_alpha)} (error ≤ {float(shown.pr_alpha.error):.3g}), "
                      f"Pr_β = {_fmt_pr(shown.pr_beta)} (error ≤ {float(shown.pr_beta.error):.3g})")
-        notes.append("replay: " + prob_command(path, block or dipa.name, w.epsilon, inst.alpha, outs))
-        notes.append("replay: " + prob_command(path, block or dipa.name, w.epsilon, inst.beta, outs))
+        notes.append(Verbatim("replay: " + prob_command(path, block or dipa.name, w.epsilon, inst.alpha, outs)))
+        notes.append(Verbatim("replay: " + prob_command(path, block or dipa.name, w.epsilon, inst.beta, outs)))
     if w.omitted:
         notes.append(f"ℓ = {', '.join(map(str, w.omitted))} left out: the path is too long or too "
                      "costly to compute exactly")
@@ -665,7 +714,8 @@ def build_witnesses(dipa: DiPA, found: CheckResult, epsilon: Fraction | None = N
     return out
 
 
-def attach(diag, outcome: Outcome, dipa: DiPA, kinds: set[str], path: str | None, block: str) -> None:
+def attach(diag, outcome: Outcome, dipa: DiPA, kinds: set[str], path: str | None, block: str,
+           program=None) -> None:
     """The witness's notes and JSON data on its diagnostic (presentation only)."""
     if outcome.witness is None:
         if outcome.timed_out:
@@ -676,7 +726,8 @@ def attach(diag, outcome: Outcome, dipa: DiPA, kinds: set[str], path: str | None
                       f"{outcome.problem}); please report it")
         return
     w, shown = outcome.witness, outcome.shown
+    run, run_problem = program_run(program, dipa, w, shown)
     data = diag.data.setdefault("witness", {})
-    data.update(witness_json(dipa, w, shown, path, block))
-    for note in witness_notes(dipa, w, shown, path, block, kinds - {outcome.violation.kind}):
+    data.update(witness_json(dipa, w, shown, path, block, run, run_problem))
+    for note in witness_notes(dipa, w, shown, path, block, kinds - {outcome.violation.kind}, run, run_problem):
         diag.note(note)

@@ -335,7 +335,8 @@ class Lowerer:
                 first = br.read or reads[0].span
                 self.fail(error("E114", "this step reads a second input", reads[-1].span, "second read")
                           .secondary(first, "first read of the step")
-                          .with_help("produce an output (ending the step) before reading again"))
+                          .with_help("read the input once into a variable (`q := read()`) and use `q` "
+                                     "in the draw"))
             br.read = reads[0].span
         if mean.input not in (0, 1) or mean.eps != 0:
             self.fail(error("E115", "the mean of a draw must be the input read in this step plus a constant",
@@ -426,7 +427,7 @@ class Lowerer:
             if br.output is not None or br.draw is not None or br.guard is not Guard.TRUE:
                 return True
             if br.read is not None and _has_read(v.mean):
-                self.second_read(v, br)
+                return True                      # a second read: the current step ends silently
             br.draw = self.eval_draw(v, br)
             self.set(br, s, Val("draw", v.span))
             return False
@@ -450,11 +451,6 @@ class Lowerer:
     def set(self, br: Branch, s: ast.Assign, val: Val) -> None:
         br.env[s.target] = val
         br.assigned[s.target] = s.span
-
-    def second_read(self, v: ast.Expr, br: Branch):
-        self.fail(error("E114", "this step reads a second input", v.span, "second read")
-                  .secondary(br.read, "first read of the step")
-                  .with_help("produce an output (ending the step) before reading again"))
 
     def output(self, s: ast.Output, br: Branch) -> bool:
         if br.output is not None:
@@ -488,11 +484,8 @@ class Lowerer:
             br.output, br.output_span = symbol(v.name), s.span
             return False
         if isinstance(v, ast.Draw):
-            if _has_read(v.mean):
-                if br.read is not None:
-                    self.second_read(v, br)
-                if br.draw is not None:
-                    return True                  # reading again: the next step
+            if _has_read(v.mean) and (br.read is not None or br.draw is not None):
+                return True                      # reading again before any output: the next step
             info = self.eval_draw(v, br)
             if br.draw is None:
                 br.draw = info
@@ -518,8 +511,9 @@ class Lowerer:
         cond = s.cond
         sides = (cond.left, cond.right)
         fresh = [isinstance(x, ast.Draw) for x in sides]
-        if any(fresh) and (br.draw is not None or br.guard is not Guard.TRUE):
-            return True                          # a new draw: the current step ends silently
+        reads_again = br.read is not None and any(f and _has_read(x.mean) for f, x in zip(fresh, sides))
+        if any(fresh) and (br.draw is not None or br.guard is not Guard.TRUE or reads_again):
+            return True                          # a new draw or read: the current step ends silently
         if br.guard is not Guard.TRUE:
             self.fail(error("E110", "this step already compared its draw with the stored variable",
                             cond.span, "second comparison")
@@ -584,10 +578,7 @@ class Lowerer:
                       .with_help("store a noisy threshold first (`x := Lap(ε/2, T)`) and compare "
                                  "with it (`if Lap(ε/4, q) >= x`)"))
         if fresh[draw_side]:
-            draw = sides[draw_side]
-            if br.read is not None and _has_read(draw.mean):
-                self.second_read(draw, br)
-            br.draw = self.eval_draw(draw, br)
+            br.draw = self.eval_draw(sides[draw_side], br)
         op = cond.op
         if draw_side == 1:
             op = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}[op]

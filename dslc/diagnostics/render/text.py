@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dslc.diagnostics.model import Diagnostic, Label, Severity
+from dslc.diagnostics.model import Diagnostic, Label, Severity, Verbatim
 from dslc.diagnostics.render.display import cells, visible
 from dslc.results import BlockResult, FileResult, Verdict
 
@@ -118,6 +118,11 @@ def _append_wrapped(out: Text, gutter: str, kind: str, text: str) -> None:
     """`= note: text`, wrapped; a line break in the text starts a new line
     (indented two more columns), so a note can hold a short list."""
     prefix = f"{gutter}= "
+    if isinstance(text, Verbatim):        # a command to paste: one line, never wrapped
+        out.append(prefix)
+        out.append(kind, STYLE[kind])
+        out.append(": " + visible(text, one_line=True) + "\n")
+        return
     width = max(40, WRAP - len(prefix) - len(kind) - 2)
     pad = " " * (len(prefix) + len(kind) + 2)
     lines: list[str] = []
