@@ -39,6 +39,14 @@ class Law:
     def p(self, key) -> float:
         return self.probs.get(key, 0.0)
 
+    def p_of(self, keys) -> float:
+        return sum(self.probs.get(k, 0.0) for k in keys)
+
+
+def empirical(counts: dict, n: int) -> Law:
+    """Observed frequencies as a law (to choose events on selection samples)."""
+    return Law({k: c / n for k, c in counts.items()}, 0.0)
+
 
 def key_of(dipa: DiPA, steps: list[Step]) -> tuple:
     key = []
@@ -212,7 +220,27 @@ def _log_ratio(a: float, b: float) -> float:
 
 
 def key_text(key: tuple) -> str:
-    return " ".join(key) if key else "(no output)"
+    return " ".join(key) if key else "()"
+
+
+def parse_event(text: str) -> frozenset:
+    """``--event``: output sequences separated by `|`, symbols by spaces
+    (`bot`/`top` for ⊥/⊤, `R` or `ℝ` for a real output, `()` for no output)."""
+    from dslc.dipa.paths import SYMBOL_ALIASES, PathTextError
+    keys = set()
+    for part in text.split("|"):
+        words = part.split()
+        if words == ["()"]:
+            words = []
+        elif not words:
+            raise PathTextError(f"--event `{text}` has an empty sequence",
+                                "write `()` for the sequence with no output")
+        keys.add(tuple(REAL if w in ("R", REAL) else SYMBOL_ALIASES.get(w, w) for w in words))
+    return frozenset(keys)
+
+
+def event_text(keys) -> str:
+    return " | ".join(sorted(key_text(k) for k in keys))
 
 
 # ---------------------------------------------------------------------------

@@ -1,13 +1,17 @@
 """An audit from start to end: plan, sample in chunks, test, report.
 
 Levels.  The audit's overall false-alarm level is ``alpha`` (default 0.05):
-half for conformance, half for privacy.  Samples are looked at
-:data:`LOOKS` times (after 1/8, 1/4, 1/2 and all of the sample budget); each
-look gets 1/LOOKS of each half (Bonferroni over the looks), so stopping at
-the first look that rejects is sound.  Within a look the conformance
-p-values are corrected by Holm's method; each privacy bound is a pair of
-one-sided Clopper–Pearson bounds at α_priv/(2·P·LOOKS) for P events, so all
-of them hold together with confidence 1 − α_priv.
+half for conformance (α_conf), half for privacy (α_priv).  Samples are
+looked at four times (after 1/8, 1/4, 1/2 and all of the sample budget);
+look k spends the share :data:`SPENDING`[k] of each half (1/8, 1/8, 1/4,
+1/2: Bonferroni over the looks, an alpha-spending plan fixed in advance), so
+stopping at the first look that is decisive is sound.  Within a look the
+conformance p-values are corrected by Holm's method; each privacy bound is a
+pair of one-sided Clopper–Pearson bounds at α_priv·share/(2·P) for the
+P = 4 × pairs events fixed in advance (per pair: both directions, and for
+each the event the model's exact probabilities choose and the event chosen
+on separate selection samples), so all of them hold together with
+confidence 1 − α_priv.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from dslc.audit import stats
 from dslc.audit.spec import Adapter, FunctionSpec
 from dslc.audit.worker import ChunkResult, ImplTask, ModelTask, impl_chunk, model_chunk
 
-LOOKS = 4
+LOOK_AT = (1, 2, 4, 8)       # looks after 1/8, 1/4, 1/2 and all of the sample budget
+SPENDING = (Fraction(1, 8), Fraction(1, 8), Fraction(1, 4), Fraction(1, 2))   # share of α spent at each look
+SELECT_STREAM = 2_000        # the selection samples' streams are numbered from here
 MODEL_SAMPLES = 10_000       # most model samples per input (for the two-sample tests of real outputs)
 MODEL_STREAM = 1_000         # model streams are numbered from here
 
@@ -43,6 +49,9 @@ class Options:
     time_budget: float = 600.0
     executor: str | None = None
     jobs: int = 1
+    fail_fast: bool = False      # stop at the first look with any failure (not only a privacy one)
+    pair: tuple | None = None    # (α, β) given by the user: only these inputs are audited
+    event: frozenset | None = None   # the event given by the user (with ``pair``)
 
 
 @dataclass
@@ -90,12 +99,14 @@ class Privacy:
     epsilon_lower: float           # lower bound on the implementation's ε / audit ε (units of ε)
     confidence: float
     exceeds: bool = False
+    reproduce: str = ""            # a command that audits this pair and event alone
 
     def to_json(self) -> dict:
         return {"origin": self.origin, "alpha": self.alpha, "beta": self.beta, "event": self.event,
                 "samples": self.samples, "hits_alpha": self.k_alpha, "hits_beta": self.k_beta,
                 "model_pr_alpha": self.model_alpha, "model_pr_beta": self.model_beta,
-                "d_lower": self.epsilon_lower, "confidence": self.confidence, "exceeds": self.exceeds}
+                "d_lower": self.epsilon_lower, "confidence": self.confidence, "exceeds": self.exceeds,
+                "reproduce": self.reproduce}
 
 
 @dataclass
@@ -184,8 +195,11 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None) 
     dipa, found = chosen.ir, chosen.analysis
     program = chosen.syntax if chosen.kind == "mechanism" else None
     upper = found.weight * dipa.sensitivity if found.well_formed else None
-    pairs, eps = M.pairs_of(dipa, found, upper, options.epsilon)
-    eps = options.epsilon or eps
+    if options.pair is not None:
+        pairs, eps = [M.Pair("given pair", list(options.pair[0]), list(options.pair[1]))], options.epsilon
+    else:
+        pairs, eps = M.pairs_of(dipa, found, upper, options.epsilon)
+    eps = options.epsilon or eps or Fraction(1)
     budget = budgets.effective_budget(dipa, None)
     limit = None
     if upper is not None:
@@ -195,25 +209,34 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None) 
     report = AuditReport(path, chosen.name, options.impl.text, options.adapter.text, eps, options.seed,
                          options.alpha, model_d=upper, budget=budget.limit if budget else None,
                          threshold=limit, samples_per_input=options.samples)
-    streams, links = _plan_streams(pairs, M.extra_inputs(dipa, pairs, options.seed))
+    extra = M.extra_inputs(dipa, pairs, options.seed) if options.pair is None else []
+    streams, links = _plan_streams(pairs, extra)
     for s in streams:
         s.law = M.law(dipa, s.inputs, eps)
     reals = M.has_real_outputs(dipa)
 
     n_total = options.samples
     chunks_total = math.ceil(n_total / options.chunk)
-    looks = [max(1, math.ceil(chunks_total / 2 ** (LOOKS - 1 - k))) for k in range(LOOKS)]
-    looks = sorted(set(looks))
-    n_looks = LOOKS
+    looks = [max(1, math.ceil(chunks_total * k / 8)) for k in LOOK_AT]
     a_conf, a_priv = options.alpha / 2, options.alpha / 2
-    z = _z(a_priv / (2 * max(1, 2 * len(links)) * n_looks))
+    n_events = 2 * 2 * len(links)          # per pair: 2 directions × (model's event, data's event)
+    if options.event is not None:
+        n_events = 1
+    z = _z(a_priv * SPENDING[-1] / (2 * max(1, n_events)))
     events = []
-    for p, a, b in links:
+    if options.event is not None:
+        p, a, b = links[0]
+        keys = frozenset(options.event)
+        events.append((p, "α/β", a, b, M.Event(keys, streams[a].law.p_of(keys), streams[b].law.p_of(keys)),
+                       "given"))
+    for p, a, b in (links if options.event is None else []):
         for direction, (x, y) in (("α/β", (a, b)), ("β/α", (b, a))):
             ev = M.choose_event(streams[x].law, streams[y].law, n_total, z)
             if ev is not None:
-                events.append((p, direction, x, y, ev))
-    report.samples_planned = n_total * len(streams)
+                events.append((p, direction, x, y, ev, "model"))
+    pair_streams = sorted({i for _, a, b in links for i in (a, b)}) if options.event is None else []
+    select_chunks = math.ceil(max(1, n_total // 8) / options.chunk)
+    report.samples_planned = n_total * len(streams) + select_chunks * options.chunk * len(pair_streams)
 
     def size(c: int) -> int:
         return min(options.chunk, n_total - c * options.chunk)
@@ -230,68 +253,100 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None) 
                   for s in streams]
     model_tasks = [ModelTask(dipa, program, tuple(s.inputs), eps, options.seed) for s in streams]
     model_chunks = math.ceil(min(n_total, MODEL_SAMPLES) / options.chunk)
-    done_chunks = 0
-    done_samples = 0
+    done = {"samples": 0}
+
+    def collect(handles) -> list[ChunkResult] | None:
+        """The chunks' results, or None when the time budget ran out."""
+        results = []
+        for h in handles:
+            remaining = deadline - time.perf_counter()
+            try:
+                res = executor.result(h, timeout=max(remaining, 0.001))
+            except Exception as exc:  # noqa: BLE001 - a worker or cluster failure, or the time budget
+                if "timeout" in type(exc).__name__.lower() or remaining <= 0:
+                    for other in handles:
+                        executor.cancel(other)
+                    report.timed_out = True
+                    return None
+                raise AuditError(f"a worker failed: {type(exc).__name__}: {exc}") from None
+            if res.error:
+                raise AuditError(f"on inputs {M.fmt_inputs(streams[res.stream % MODEL_STREAM].inputs)}: "
+                                 f"{res.error}")
+            results.append(res)
+            report.worker_seconds += res.seconds
+            if res.stream < MODEL_STREAM or res.stream >= SELECT_STREAM:
+                done["samples"] += res.samples
+                if progress is not None:
+                    elapsed = time.perf_counter() - start
+                    progress(done["samples"], report.samples_planned,
+                             done["samples"] / elapsed if elapsed else 0.0)
+        return sorted(results, key=lambda r: (r.stream, r.index))
+
     try:
+        # selection: fresh samples of the pairs' inputs, used only to choose a
+        # second event per pair and direction (never in its estimate)
+        handles = [executor.submit(impl_chunk, impl_tasks[i], SELECT_STREAM + i, c,
+                                   min(options.chunk, max(1, n_total // 8) - c * options.chunk))
+                   for i in pair_streams for c in range(select_chunks)]
+        results = collect(handles)
+        if results is not None and options.event is None:
+            seen: dict[int, tuple[dict, int]] = {}
+            for res in results:
+                counts, n = seen.get(res.stream - SELECT_STREAM, ({}, 0))
+                for key, c in res.counts.items():
+                    counts[key] = counts.get(key, 0) + c
+                seen[res.stream - SELECT_STREAM] = (counts, n + res.samples)
+            for p, a, b in links:
+                for direction, (x, y) in (("α/β", (a, b)), ("β/α", (b, a))):
+                    ev = M.choose_event(M.empirical(*seen[x]), M.empirical(*seen[y]), n_total, z)
+                    if ev is not None:
+                        ev = M.Event(ev.keys, streams[x].law.p_of(ev.keys), streams[y].law.p_of(ev.keys))
+                        if not any(e[2:5] == (x, y, ev) for e in events):
+                            events.append((p, direction, x, y, ev, "data"))
+        done_chunks = 0
         for look_no, upto in enumerate(looks):
-            handles = []
-            for s in streams:
-                for c in range(done_chunks, upto):
-                    handles.append(executor.submit(impl_chunk, impl_tasks[s.index], s.index, c, size(c)))
-                    if reals and c < model_chunks:
-                        handles.append(executor.submit(model_chunk, model_tasks[s.index],
-                                                       MODEL_STREAM + s.index, c, size(c)))
-            results: list[ChunkResult] = []
-            for h in handles:
-                remaining = deadline - time.perf_counter()
-                try:
-                    res = executor.result(h, timeout=max(remaining, 0.001))
-                except Exception as exc:  # noqa: BLE001 - a worker or cluster failure, or the time budget
-                    if "timeout" in type(exc).__name__.lower() or remaining <= 0:
-                        for other in handles:
-                            executor.cancel(other)
-                        report.timed_out = True
-                        break
-                    raise AuditError(f"a worker failed: {type(exc).__name__}: {exc}") from None
-                if res.error:
-                    raise AuditError(f"on inputs {M.fmt_inputs(streams[res.stream].inputs)}: {res.error}")
-                results.append(res)
-                report.worker_seconds += res.seconds
-                if res.stream < MODEL_STREAM:
-                    done_samples += res.samples
-                    if progress is not None:
-                        elapsed = time.perf_counter() - start
-                        progress(done_samples, report.samples_planned, done_samples / elapsed if elapsed else 0.0)
             if report.timed_out:
                 break
-            for res in sorted(results, key=lambda r: (r.stream, r.index)):
+            handles = []
+            for st in streams:
+                for c in range(done_chunks, upto):
+                    handles.append(executor.submit(impl_chunk, impl_tasks[st.index], st.index, c, size(c)))
+                    if reals and c < model_chunks:
+                        handles.append(executor.submit(model_chunk, model_tasks[st.index],
+                                                       MODEL_STREAM + st.index, c, size(c)))
+            results = collect(handles)
+            if results is None:
+                break
+            for res in results:
                 model_side = res.stream >= MODEL_STREAM
-                s = streams[res.stream - MODEL_STREAM if model_side else res.stream]
+                st = streams[res.stream - MODEL_STREAM if model_side else res.stream]
                 if model_side:
-                    s.model_n += res.samples
-                    _merge_reals(s.model_reals, res.reals)
+                    st.model_n += res.samples
+                    _merge_reals(st.model_reals, res.reals)
                 else:
-                    s.n += res.samples
+                    st.n += res.samples
                     for key, c in res.counts.items():
-                        s.counts[key] = s.counts.get(key, 0) + c
-                    _merge_reals(s.reals, res.reals)
+                        st.counts[key] = st.counts.get(key, 0) + c
+                    _merge_reals(st.reals, res.reals)
             done_chunks = upto
             report.looks = look_no + 1
-            _evaluate(report, dipa, streams, events, a_conf / n_looks, a_priv / n_looks,
-                      max(1, len(events)), eps, limit)
-            if report.verdict == "fail":
+            _evaluate(report, streams, events, a_conf * SPENDING[look_no], a_priv * SPENDING[look_no],
+                      max(1, n_events), eps, limit)
+            decisive = any(p.exceeds for p in report.privacy) or (options.fail_fast and report.verdict == "fail")
+            if decisive:
                 report.stopped_early = upto < chunks_total
                 break
     finally:
         executor.close()
-    report.samples_total = sum(s.n for s in streams)
+    report.samples_total = sum(st.n for st in streams)
     report.seconds = time.perf_counter() - start
     if report.timed_out and report.verdict != "fail":
         report.verdict = "inconclusive"
         report.reasons.append(f"the time budget ran out after {report.samples_total} of "
                               f"{report.samples_planned} samples")
     if any(c.rejected for c in report.conformance):
-        report.diagnosis = _diagnose(dipa, streams, report, a_conf / n_looks, source_line)
+        report.diagnosis = _diagnose(dipa, streams, report, a_conf * SPENDING[max(0, report.looks - 1)],
+                                     source_line)
     return report
 
 
@@ -306,7 +361,7 @@ def _z(alpha: float) -> float:
     return float(norm.isf(alpha))
 
 
-def _evaluate(report: AuditReport, dipa, streams, events, a_conf: float, a_priv: float, n_events: int,
+def _evaluate(report: AuditReport, streams, events, a_conf: float, a_priv: float, n_events: int,
               eps: Fraction, limit: Fraction | None) -> None:
     conf: list[Conformance] = []
     for s in streams:
@@ -328,13 +383,14 @@ def _evaluate(report: AuditReport, dipa, streams, events, a_conf: float, a_priv:
         c.rejected = adj <= a_conf
     per_bound = a_priv / (2 * n_events)
     priv: list[Privacy] = []
-    for p, direction, x, y, ev in events:
+    for p, direction, x, y, ev, chosen_by in events:
         sx, sy = streams[x], streams[y]
         kx = sum(sx.counts.get(k, 0) for k in ev.keys)
         ky = sum(sy.counts.get(k, 0) for k in ev.keys)
         d_low = stats.epsilon_lower(kx, ky, sx.n, sy.n, per_bound, float(eps))
         first, second = (p.alpha, p.beta) if direction == "α/β" else (p.beta, p.alpha)
-        priv.append(Privacy(p.origin + ("" if direction == "α/β" else " (β, α swapped)"),
+        priv.append(Privacy(p.origin + ("" if direction == "α/β" else " (β, α swapped)")
+                            + (", event chosen on separate samples" if chosen_by == "data" else ""),
                             M.fmt_inputs(first), M.fmt_inputs(second),
                             sorted(M.key_text(k) for k in ev.keys), sx.n, kx, ky, ev.model_alpha,
                             ev.model_beta, d_low, 1 - report.alpha / 2,

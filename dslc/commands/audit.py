@@ -49,6 +49,14 @@ def add_parser(sub) -> None:
     p.add_argument("--time-budget", default="600", metavar="SECONDS",
                    help="time for the sampling (default 600); past it the audit is inconclusive unless "
                         "it already failed")
+    p.add_argument("--pair", default=None, metavar="'A,B,...;C,D,...'",
+                   help="audit only these adjacent inputs α;β (instead of the checker's witnesses)")
+    p.add_argument("--event", default=None, metavar="'SEQ|SEQ'",
+                   help="with --pair: the event, output sequences separated by | and symbols by "
+                        "spaces, e.g. 'bot bot top|bot top'")
+    p.add_argument("--fail-fast", action="store_true",
+                   help="stop at the first look with any failure (by default only a privacy bound above "
+                        "the limit stops the sampling early)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
     add_timeout(p, "load the model and plan the audit")
@@ -66,8 +74,31 @@ def _number(text: str, what: str, kind=int, minimum=None, maximum=None):
     return value
 
 
-def reproducer(args, report) -> str:
+def _pair(text: str, delta):
+    from fractions import Fraction
+
+    from dslc.dipa.paths import parse_inputs
+    from dslc.numbers import fmt_fraction
+    parts = text.split(";")
+    if len(parts) != 2:
+        raise UsageError(f"--pair `{text}` is not α;β", "e.g. --pair '0,0,0;1,1,-1'")
+    alpha, beta = parse_inputs(parts[0]), parse_inputs(parts[1])
+    if len(alpha) != len(beta) or not alpha:
+        raise UsageError(f"--pair: α has {len(alpha)} inputs and β {len(beta)}",
+                         "adjacent inputs have the same length")
+    for k, (a, b) in enumerate(zip(alpha, beta)):
+        if abs(Fraction(a) - Fraction(b)) > delta:
+            raise UsageError(f"--pair: input {k + 1} differs by more than the sensitivity {fmt_fraction(delta)}",
+                             "adjacent inputs differ by at most the sensitivity at every position")
+    return alpha, beta
+
+
+def reproducer(args, report, pair=None) -> str:
     words = ["dslc", "audit", args.file, "--block", report.block, "--impl", args.impl]
+    if pair is not None:
+        words += ["--pair", f"{pair.alpha};{pair.beta}", "--event", " | ".join(pair.event)]
+    elif args.pair is not None:
+        words += ["--pair", args.pair] + (["--event", args.event] if args.event is not None else [])
     if args.adapter is not None:
         words += ["--adapter", args.adapter]
     from dslc.numbers import fmt_fraction
@@ -107,10 +138,18 @@ def run(args) -> int:
             epsilon=parse_epsilon(args.epsilon) if args.epsilon is not None else None,
             time_budget=_number(args.time_budget, "--time-budget", float, 0.001, 1e9),
             executor=args.executor,
+            fail_fast=args.fail_fast,
             jobs=_number(args.jobs, "-j", minimum=1, maximum=1024) if args.jobs is not None else (os.cpu_count() or 1),
         )
+        if args.event is not None and args.pair is None:
+            raise UsageError("--event needs --pair", "e.g. --pair '0,0,0;1,1,-1' --event 'bot bot top'")
         with time_budget(args.timeout, "loading the model"):
             chosen = load_dipa_block(args.file, args.block)
+        if args.pair is not None:
+            options.pair = _pair(args.pair, chosen.ir.sensitivity)
+        if args.event is not None:
+            from dslc.audit.model import parse_event
+            options.event = parse_event(args.event)
         source, _ = read_source(args.file)
         line = (lambda span: source.line_col(span.start)[0]) if source is not None else None
         with progress_display(not args.quiet, "auditing", total=None) as show:
@@ -123,6 +162,8 @@ def run(args) -> int:
     except PathTextError as exc:
         return fail(exc)
     report.reproduce = reproducer(args, report)
+    for p in report.privacy:
+        p.reproduce = reproducer(args, report, p)
     if args.format == "json":
         sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
     else:

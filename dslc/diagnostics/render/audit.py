@@ -44,6 +44,8 @@ def render_text(report) -> str:
         lines.append(f"          event: {_short(' | '.join(p.event), 70)}")
         lines.append(f"          hits {p.k_alpha}/{p.samples} vs {p.k_beta}/{p.samples} "
                      f"(model: {p.model_alpha:.3g} vs {p.model_beta:.3g})")
+        if p.exceeds:
+            lines.append(f"          reproduce: {p.reproduce}")
     lines.append("")
     stop = " (stopped early: the evidence was decisive)" if r.stopped_early else ""
     timed = " (time budget reached)" if r.timed_out else ""
