@@ -147,3 +147,25 @@ def test_model_law_sums_to_one_and_matches_dslc_prob():
     assert set(result.probs) == {("⊤",), ("⊥", "⊤"), ("⊥", "⊥", "⊤"), ("⊥", "⊥", "⊥")}
     steps = build_path(dipa, [None, Fraction(0), Fraction(1)], parse_outputs("_,bot,top"))
     assert result.probs[("⊥", "⊤")] == pytest.approx(float(path_probability(dipa, steps, Fraction(1)).probability))
+
+
+def test_false_alarms_of_the_correct_implementation_stay_below_the_level():
+    """A small version of benchmarks/bench_audit.py false-alarms: 5 audits of
+    the correct SVT with seeds 1..5; at level 0.05 more than one failure
+    happens with probability below 0.023 (they are fixed seeds: this checks
+    the levels' bookkeeping on a few draws, not the rate itself)."""
+    from dslc.audit.executor import LocalExecutor
+    from dslc.audit.run import Options, audit as run_audit
+    from dslc.audit.spec import parse_adapter, parse_impl
+    from dslc.commands.common import load_dipa_block
+
+    chosen = load_dipa_block("examples/svt.dp", "svt")
+    executor = LocalExecutor(2)
+    try:
+        verdicts = [run_audit("examples/svt.dp", chosen,
+                              Options(parse_impl("examples/audit/svt_numpy.py:svt"), parse_adapter(None),
+                                      samples=1500, seed=seed), executor=executor).verdict
+                    for seed in range(1, 6)]
+    finally:
+        executor.close()
+    assert verdicts.count("fail") <= 1 and "inconclusive" not in verdicts

@@ -185,10 +185,11 @@ def _plan_streams(pairs: list[M.Pair], extra) -> tuple[list[Stream], list[tuple[
     return streams, links
 
 
-def audit(path: str, chosen, options: Options, progress=None, source_line=None) -> AuditReport:
+def audit(path: str, chosen, options: Options, progress=None, source_line=None, executor=None) -> AuditReport:
     """Audit ``options.impl`` against the checked block ``chosen`` (a BlockResult
     of a DiPA block).  ``progress(done, total, samples_per_second)`` is called
-    as chunks come back."""
+    as chunks come back.  ``executor`` (optional) is one to reuse; it is then
+    not closed."""
     from dslc.audit.executor import ExecutorError, make_executor
     from dslc.dipa import budget as budgets
 
@@ -243,8 +244,9 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None) 
 
     start = time.perf_counter()
     deadline = start + options.time_budget
+    own = executor is None
     try:
-        executor = make_executor(options.executor, options.jobs)
+        executor = executor or make_executor(options.executor, options.jobs)
     except ExecutorError as exc:
         raise AuditError(str(exc)) from None
     report.executor, report.workers = executor.name, executor.workers
@@ -337,7 +339,8 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None) 
                 report.stopped_early = upto < chunks_total
                 break
     finally:
-        executor.close()
+        if own:
+            executor.close()
     report.samples_total = sum(st.n for st in streams)
     report.seconds = time.perf_counter() - start
     if report.timed_out and report.verdict != "fail":

@@ -51,11 +51,27 @@ class FunctionSpec:
     cwd: str                 # where `package.module` is looked up (the caller's folder)
 
 
+_FAST_TYPES = (bool, int, str, type(None))
+
+
 @dataclass(frozen=True)
 class Adapter:
     table: tuple             # ((value, output), ...): output "" drops the value
     function: FunctionSpec | None = None
     text: str = DEFAULT_ADAPTER
+
+    @property
+    def fast(self) -> dict:
+        """{(type, value): output} for the table's bool, int, str and None
+        entries: the common case without the table's loop (same answers)."""
+        cached = self.__dict__.get("_fast")
+        if cached is None:
+            cached = {}
+            for wanted, out in self.table:
+                if type(wanted) in _FAST_TYPES:
+                    cached.setdefault((type(wanted), wanted), out)
+            object.__setattr__(self, "_fast", cached)
+        return cached
 
 
 def parse_function(text: str, what: str) -> FunctionSpec:
@@ -165,7 +181,13 @@ def to_model(returned, adapter: Adapter) -> tuple[tuple, list[float]]:
         raise ImplError(f"the implementation returned {type(returned).__name__} {returned!r:.60}, "
                         "not a sequence of outputs")
     key, reals = [], []
+    fast = adapter.fast
     for k, value in enumerate(returned):
+        out = fast.get((type(value), value), None) if type(value) in _FAST_TYPES else None
+        if out is not None:
+            if out:
+                key.append(out)
+            continue
         for wanted, out in adapter.table:
             if _same(value, wanted):
                 if out:
