@@ -2,6 +2,7 @@
 
     python benchmarks/bench_audit.py speed          # samples/s: plain loop, -j 1, -j 2, Dask
     python benchmarks/bench_audit.py false-alarms   # the correct SVT audited 100 times
+    python benchmarks/bench_audit.py ray            # a local Ray gives the numbers of -j 2 (needs ray)
 
 `speed` times one input sequence (the sparse vector's witness pair, 8
 queries) in three ways: a plain Python loop calling the implementation with a
@@ -96,11 +97,30 @@ def false_alarms(runs: int = 100, samples: int = 4000) -> None:
         print(f"  seed {seed}: {'; '.join(reasons)}")
 
 
+def ray_same_numbers() -> None:
+    import json
+    import subprocess
+    args = [sys.executable, "-m", "dslc", "audit", "examples/svt.dp", "--block", "svt", "--impl", IMPL,
+            "--pair", "0,0,0,0;1,1,1,-1", "--samples", "3000", "--chunk", "500", "--seed", "7", "-q",
+            "--format", "json"]
+    where = ("executor", "workers", "seconds", "samples_per_second", "reproduce")
+    docs = []
+    for extra in (["-j", "2"], ["--executor", "ray"]):
+        start = time.perf_counter()
+        out = subprocess.run(args + extra, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT))
+        doc = json.loads(out.stdout)
+        print(f"{doc['executor']}: {doc['workers']} worker(s), {time.perf_counter() - start:.1f} s in all")
+        docs.append({k: v for k, v in doc.items() if k not in where})
+    print("same numbers" if docs[0] == docs[1] else "DIFFERENT numbers")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "speed"
     if what == "speed":
         speed()
     elif what == "false-alarms":
         false_alarms(int(sys.argv[2]) if len(sys.argv) > 2 else 100)
+    elif what == "ray":
+        ray_same_numbers()
     else:
-        sys.exit(f"unknown benchmark {what}: speed or false-alarms")
+        sys.exit(f"unknown benchmark {what}: speed, false-alarms or ray")

@@ -71,6 +71,8 @@ def test_redrawn_threshold_loses_more_than_epsilon(capsys):
     [p] = doc["privacy"]
     assert p["exceeds"] and p["d_lower"] > 1, p
     assert all(c["rejected"] for c in doc["conformance"])
+    assert any("is drawn again before every step of state `q1`; the model draws it once" in d
+               for d in doc["diagnosis"]), doc["diagnosis"]
 
 
 def test_same_numbers_on_one_and_two_processes(capsys):

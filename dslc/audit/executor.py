@@ -17,7 +17,19 @@ class ExecutorError(Exception):
     """The executor could not be started (exit 2)."""
 
 
-class LocalExecutor:
+class _Futures:
+    """Executors whose handles are futures (concurrent.futures, Dask)."""
+
+    @staticmethod
+    def result(handle, timeout=None):
+        return handle.result(timeout=timeout)
+
+    @staticmethod
+    def cancel(handle) -> None:
+        handle.cancel()
+
+
+class LocalExecutor(_Futures):
     name = "local"
 
     def __init__(self, jobs: int):
@@ -31,14 +43,6 @@ class LocalExecutor:
     def submit(self, fn, *args):
         return self.pool.submit(fn, *args)
 
-    @staticmethod
-    def result(handle, timeout=None):
-        return handle.result(timeout=timeout)
-
-    @staticmethod
-    def cancel(handle) -> None:
-        handle.cancel()
-
     @property
     def workers(self) -> int:
         return self.jobs
@@ -47,7 +51,7 @@ class LocalExecutor:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-class DaskExecutor:
+class DaskExecutor(_Futures):
     name = "dask"
 
     def __init__(self, address: str):
@@ -62,14 +66,6 @@ class DaskExecutor:
 
     def submit(self, fn, *args):
         return self.client.submit(fn, *args, pure=False)
-
-    @staticmethod
-    def result(handle, timeout=None):
-        return handle.result(timeout=timeout)
-
-    @staticmethod
-    def cancel(handle) -> None:
-        handle.cancel()
 
     @property
     def workers(self) -> int:
@@ -90,8 +86,9 @@ class RayExecutor:
         self.ray = ray
         try:
             if not ray.is_initialized():
+                import logging
                 ray.init(address=address or os.environ.get("RAY_ADDRESS") or None,
-                         include_dashboard=False, log_to_driver=False)
+                         include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         except Exception as exc:  # noqa: BLE001
             raise ExecutorError(f"cannot start or reach Ray: {exc}") from None
         self._remote = {}

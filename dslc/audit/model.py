@@ -256,8 +256,10 @@ class Alternative:
 
 
 def alternatives(dipa: DiPA, source_line=None) -> list[Alternative]:
-    """The model with one state's noise rate scaled by 1/4, 1/2, 2 or 4."""
-    out = []
+    """The model with one state's noise rate scaled by 1/4, 1/2, 2 or 4, and
+    the model with a stored value drawn again before every step that the
+    model runs with the value it drew once (a threshold redrawn every turn)."""
+    out = _redrawn(dipa, source_line)
     for i, s in enumerate(dipa.states):
         for attr, span_attr, what in (("d", "draw_span", "draw"), ("d_prime", "prime_span", "second draw")):
             d = getattr(s, attr)
@@ -273,6 +275,32 @@ def alternatives(dipa: DiPA, source_line=None) -> list[Alternative]:
                 alt = replace(dipa, states=states)
                 out.append(Alternative(f"the {what} of {where} is Lap({fmt_rate(d * f)}), "
                                        f"the model says Lap({fmt_rate(d)})", alt))
+    return out
+
+
+def _redrawn(dipa: DiPA, source_line) -> list[Alternative]:
+    """For a silent storing transition p → q of a state p that reads no
+    input: every other transition into q that does not store goes to p
+    instead, so p draws and stores a fresh value before each step of q."""
+    out = []
+    for e, st in enumerate(dipa.transitions):
+        p = dipa.states[st.source]
+        if not st.store or p.is_input or st.output.is_real or st.output.symbol:
+            continue
+        moved = [k for k, t in enumerate(dipa.transitions)
+                 if k != e and t.target == st.target and not t.store and t.source != st.source]
+        if not moved:
+            continue
+        transitions = list(dipa.transitions)
+        for k in moved:
+            transitions[k] = replace(transitions[k], target=st.source)
+        where = f"state `{p.name}`"
+        if p.draw_span is not None and source_line is not None:
+            where += f", line {source_line(p.draw_span)}"
+        q = dipa.states[st.target].name
+        out.append(Alternative(f"the value stored by {where} (Lap({fmt_rate(p.d)})) is drawn again before "
+                               f"every step of state `{q}`; the model draws it once",
+                               replace(dipa, transitions=transitions)))
     return out
 
 
