@@ -171,3 +171,27 @@ def test_false_alarms_of_the_correct_implementation_stay_below_the_level():
     finally:
         executor.close()
     assert verdicts.count("fail") <= 1 and "inconclusive" not in verdicts
+
+
+def test_adapter_maps_values_by_type():
+    import numpy as np
+
+    from dslc.audit.spec import ImplError, parse_adapter, to_model
+    default = parse_adapter(None)
+    assert to_model([False, np.bool_(False), True], default) == (("⊥", "⊥", "⊤"), [])
+    assert to_model([1, 2.5, np.float64(-1)], default) == (("ℝ", "ℝ", "ℝ"), [1.0, 2.5, -1.0])  # 1 is not True
+    assert to_model(["top", "bot", "stop"], default) == (("⊤", "⊥", "stop"), [])
+    table = parse_adapter("None=_,'up'=top,0=bot")
+    assert to_model([None, "up", 0, 0.5], table) == (("⊤", "⊥", "ℝ"), [0.5])
+    with pytest.raises(ImplError, match="does not map"):
+        to_model([object()], default)
+    with pytest.raises(ImplError, match="not a sequence"):
+        to_model(True, default)
+
+
+def test_an_implementation_that_raises_is_an_error_with_its_inputs(tmp_path, capsys):
+    impl = tmp_path / "broken.py"
+    impl.write_text("def svt(queries, rng, epsilon):\n    raise ValueError('no threshold')\n")
+    code = main(["audit", *SVT, "--impl", f"{impl}:svt", "--pair", "0,0;1,1", "--samples", "10", "-j", "1", "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "raised ValueError: no threshold" in err and "on inputs 0,0" in err

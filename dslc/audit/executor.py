@@ -47,7 +47,15 @@ class LocalExecutor(_Futures):
     def workers(self) -> int:
         return self.jobs
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
+        """Stop the workers; with ``now`` (the time budget ran out) without
+        waiting for a chunk that is still running: its process is ended."""
+        if now:
+            processes = list((getattr(self.pool, "_processes", None) or {}).values())
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+            return
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -71,7 +79,7 @@ class DaskExecutor(_Futures):
     def workers(self) -> int:
         return max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
         self.client.close()
 
 
@@ -112,7 +120,7 @@ class RayExecutor:
     def workers(self) -> int:
         return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
         pass                 # a cluster we joined stays up; one ray.init started ends with dslc
 
 

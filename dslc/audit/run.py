@@ -340,7 +340,7 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
                 break
     finally:
         if own:
-            executor.close()
+            executor.close(now=report.timed_out)
     report.samples_total = sum(st.n for st in streams)
     report.seconds = time.perf_counter() - start
     if report.timed_out and report.verdict != "fail":
@@ -439,6 +439,7 @@ def _diagnose(dipa, streams, report: AuditReport, level: float, source_line) -> 
     if best_p > level:
         return [f"on inputs {worst.inputs} the outputs fit this change of the model (G-test p = "
                 f"{best_p:.3g}): {best.description}"]
-    return [f"no single change of one noise rate (×1/4, ×1/2, ×2, ×4) explains the outputs on inputs "
-            f"{worst.inputs} (best: {best.description}, p = {best_p:.3g})"]
+    return [f"none of the changes tried (one noise rate ×1/4, ×1/2, ×2 or ×4; a stored value drawn "
+            f"again) explains the outputs on inputs {worst.inputs} (closest: {best.description}, "
+            f"p = {best_p:.3g})"]
 

@@ -154,10 +154,14 @@ def load_function(spec: FunctionSpec):
     return fn
 
 
+def _is_bool(value) -> bool:
+    """A Python or NumPy boolean (NumPy's is `numpy.bool_`, `numpy.bool` in NumPy 2)."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy" and "bool" in type(value).__name__)
+
+
 def _same(value, wanted) -> bool:
-    if isinstance(wanted, bool) or isinstance(value, bool) or type(value).__name__ == "bool_":
-        return (isinstance(wanted, bool) and (isinstance(value, bool) or type(value).__name__ == "bool_")
-                and bool(value) == wanted)
+    if isinstance(wanted, bool) or _is_bool(value):
+        return isinstance(wanted, bool) and _is_bool(value) and bool(value) == wanted
     if wanted is None:
         return value is None
     try:
@@ -200,8 +204,7 @@ def to_model(returned, adapter: Adapter) -> tuple[tuple, list[float]]:
                     raise ImplError(f"output {k + 1} `{value}` is not a symbol")
                 if out:
                     key.append(out)
-            elif isinstance(value, numbers.Real) and not isinstance(value, bool) \
-                    and type(value).__name__ != "bool_":
+            elif isinstance(value, numbers.Real) and not _is_bool(value):
                 key.append(REAL)
                 reals.append(float(value))
             else:

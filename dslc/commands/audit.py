@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import sys
+from contextlib import ExitStack
 
 from dslc.commands.common import (UsageError, add_timeout, fail, load_dipa_block, parse_epsilon,
                                   time_budget)
@@ -152,9 +153,14 @@ def run(args) -> int:
             options.event = parse_event(args.event)
         source, _ = read_source(args.file)
         line = (lambda span: source.line_col(span.start)[0]) if source is not None else None
-        with progress_display(not args.quiet, "auditing", total=None) as show:
+        with ExitStack() as stack:
+            shown = []
+
             def progress(done: int, total: int, rate: float) -> None:
-                show(f"{done:,}/{total:,} samples, {rate:,.0f} samples/s")
+                # the bar opens at the first chunk: only then is the total known
+                if not shown:
+                    shown.append(stack.enter_context(progress_display(not args.quiet, "auditing", total=total)))
+                shown[0](f"{rate:,.0f} samples/s", completed=done)
             try:
                 report = audit(args.file, chosen, options, progress, line)
             except (AuditError, ModelError) as exc:

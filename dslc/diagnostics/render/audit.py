@@ -17,10 +17,13 @@ def render_text(report) -> str:
     lines.append(f"audit of {r.impl} against `{r.block}` ({r.file}) at ε = {fmt_fraction(r.epsilon)}: {verdict}")
     for reason in r.reasons:
         lines.append(f"  {reason}")
-    limit = fmt_fraction(r.threshold) if r.threshold is not None else "none"
     model = f"d = {fmt_fraction(r.model_d)}" if r.model_d is not None else "not private"
     budget = f", budget {fmt_fraction(r.budget)}ε" if r.budget is not None else ""
-    lines.append(f"model: {model}{budget}; the implementation must not lose more than {limit}·ε")
+    if r.threshold is not None:
+        lines.append(f"model: {model}{budget}; the implementation must not lose more than "
+                     f"{fmt_fraction(r.threshold)}·ε")
+    else:
+        lines.append(f"model: {model}, no budget declared: the privacy bounds are reported, not judged")
     lines.append("")
     lines.append(f"conformance (Holm-corrected within a look; level {r.alpha / 2:g} over {r.looks} look(s)):")
     for c in r.conformance:
