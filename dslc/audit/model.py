@@ -125,16 +125,24 @@ class Pair:
     beta: list[Fraction]
 
 
-def pairs_of(dipa: DiPA, check_result, upper: Fraction | None, epsilon: Fraction | None) -> tuple[list[Pair], Fraction]:
+SEARCH_SECONDS = 1.0       # for the lower bound's witness (it stops early when it is tight)
+
+
+def pairs_of(dipa: DiPA, check_result, upper: Fraction | None, epsilon: Fraction | None,
+             notes: list[str] | None = None) -> tuple[list[Pair], Fraction]:
     """The checker's witnesses for the block, and prefixes of them; the ε they
-    were found at (the audit's default ε)."""
+    were found at (the audit's default ε).  A search cut short by its time
+    limit may find another witness on another run: ``notes`` gets a line."""
     from dslc.dipa import lower_bound
 
     pairs: list[Pair] = []
     chosen = epsilon
     if check_result.well_formed:
         lb = lower_bound.search(dipa, check_result, upper if upper is not None else check_result.weight,
-                                lower_bound.SEARCH_SECONDS)
+                                SEARCH_SECONDS)
+        if lb.cut_short and notes is not None:
+            notes.append("the search for the lower bound's witness was cut short by its time limit, so "
+                         "another run may audit other inputs: fix them with --pair")
         if lb.witness is not None:
             w = lb.witness
             pairs.append(Pair("lower-bound witness", [s.input for s in w.alpha if s.input is not None],

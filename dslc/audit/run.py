@@ -126,6 +126,7 @@ class AuditReport:
     conformance: list[Conformance] = field(default_factory=list)
     privacy: list[Privacy] = field(default_factory=list)
     diagnosis: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     samples_per_input: int = 0
     samples_planned: int = 0
     samples_total: int = 0
@@ -152,7 +153,7 @@ class AuditReport:
             "model_d": f(self.model_d), "budget": f(self.budget), "d_limit": f(self.threshold),
             "conformance": [c.to_json() for c in self.conformance],
             "privacy": [p.to_json() for p in self.privacy],
-            "diagnosis": self.diagnosis,
+            "diagnosis": self.diagnosis, "notes": self.notes,
             "samples_per_input": self.samples_per_input, "samples_planned": self.samples_planned,
             "samples": self.samples_total, "looks": self.looks, "stopped_early": self.stopped_early,
             "timed_out": self.timed_out, "executor": self.executor, "workers": self.workers,
@@ -196,10 +197,11 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
     dipa, found = chosen.ir, chosen.analysis
     program = chosen.syntax if chosen.kind == "mechanism" else None
     upper = found.weight * dipa.sensitivity if found.well_formed else None
+    notes: list[str] = []
     if options.pair is not None:
         pairs, eps = [M.Pair("given pair", list(options.pair[0]), list(options.pair[1]))], options.epsilon
     else:
-        pairs, eps = M.pairs_of(dipa, found, upper, options.epsilon)
+        pairs, eps = M.pairs_of(dipa, found, upper, options.epsilon, notes)
     eps = options.epsilon or eps or Fraction(1)
     budget = budgets.effective_budget(dipa, None)
     limit = None
@@ -209,7 +211,7 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
         limit = budget.limit
     report = AuditReport(path, chosen.name, options.impl.text, options.adapter.text, eps, options.seed,
                          options.alpha, model_d=upper, budget=budget.limit if budget else None,
-                         threshold=limit, samples_per_input=options.samples)
+                         threshold=limit, samples_per_input=options.samples, notes=notes)
     extra = M.extra_inputs(dipa, pairs, options.seed) if options.pair is None else []
     streams, links = _plan_streams(pairs, extra)
     for s in streams:

@@ -54,6 +54,8 @@ def render_text(report) -> str:
     timed = " (time budget reached)" if r.timed_out else ""
     lines.append(f"{r.samples_total} samples in {r.seconds:.1f} s, {r.samples_per_second:,.0f} samples/s on "
                  f"{r.workers} worker(s) ({r.executor}){stop}{timed}")
+    for note in r.notes:
+        lines.append(f"note: {note}")
     lines.append(f"reproduce: {r.reproduce}")
     return "\n".join(lines) + "\n"
 
