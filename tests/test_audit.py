@@ -75,6 +75,19 @@ def test_redrawn_threshold_loses_more_than_epsilon(capsys):
                for d in doc["diagnosis"]), doc["diagnosis"]
 
 
+def test_naive_floating_point_release_leaks_though_it_conforms(capsys):
+    code, doc = audit(capsys, "examples/numeric_sparse.dp", "--block", "numeric_sparse",
+                      "--impl", "examples/audit/numeric_sparse_float.py:numeric_sparse", "--pair", "0;1",
+                      "--event-function", "examples/audit/numeric_sparse_float.py:released_unshifted",
+                      "--epsilon", "1/10", "--samples", "4000", "--seed", "0", "-j", "2")
+    assert code == 1 and doc["verdict"] == "fail"
+    assert not any(c["rejected"] for c in doc["conformance"])
+    assert any(c["test"].startswith("two-sample KS") for c in doc["conformance"])
+    [p] = doc["privacy"]
+    assert p["exceeds"] and p["d_lower"] > 10 and p["model_pr_alpha"] is None
+    assert p["hits_alpha"] > 4 * p["hits_beta"] and "--event-function" in p["reproduce"]
+
+
 def test_same_numbers_on_one_and_two_processes(capsys):
     args = [*SVT, "--impl", "examples/audit/svt_numpy.py:svt", "--pair", "0,0,0,0;1,1,1,-1",
             "--samples", "3000", "--chunk", "500", "--seed", "7"]

@@ -52,6 +52,7 @@ class Options:
     fail_fast: bool = False      # stop at the first look with any failure (not only a privacy one)
     pair: tuple | None = None    # (α, β) given by the user: only these inputs are audited
     event: frozenset | None = None   # the event given by the user (with ``pair``)
+    event_function: FunctionSpec | None = None   # or a predicate on what the implementation returns
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Stream:
     model_reals: dict = field(default_factory=dict)
     n: int = 0
     model_n: int = 0
+    event_hits: int = 0
 
 
 @dataclass
@@ -94,8 +96,8 @@ class Privacy:
     samples: int
     k_alpha: int
     k_beta: int
-    model_alpha: float
-    model_beta: float
+    model_alpha: float | None      # the model's exact Pr (None: an event given as a function)
+    model_beta: float | None
     epsilon_lower: float           # lower bound on the implementation's ε / audit ε (units of ε)
     confidence: float
     exceeds: bool = False
@@ -118,6 +120,7 @@ class AuditReport:
     epsilon: Fraction
     seed: int
     alpha: float
+    event_function: str | None = None
     verdict: str = "pass"            # "pass", "fail", "inconclusive"
     reasons: list[str] = field(default_factory=list)
     model_d: Fraction | None = None   # the model's proven d (None: not private)
@@ -149,6 +152,7 @@ class AuditReport:
         return {
             "file": self.file, "block": self.block, "impl": self.impl, "adapter": self.adapter,
             "epsilon": fmt_fraction(self.epsilon), "seed": self.seed, "alpha": self.alpha,
+            "event_function": self.event_function,
             "verdict": self.verdict, "reasons": self.reasons,
             "model_d": f(self.model_d), "budget": f(self.budget), "d_limit": f(self.threshold),
             "conformance": [c.to_json() for c in self.conformance],
@@ -210,7 +214,8 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
     elif budget is not None:
         limit = budget.limit
     report = AuditReport(path, chosen.name, options.impl.text, options.adapter.text, eps, options.seed,
-                         options.alpha, model_d=upper, budget=budget.limit if budget else None,
+                         options.alpha, options.event_function.text if options.event_function else None,
+                         model_d=upper, budget=budget.limit if budget else None,
                          threshold=limit, samples_per_input=options.samples, notes=notes)
     extra = M.extra_inputs(dipa, pairs, options.seed) if options.pair is None else []
     streams, links = _plan_streams(pairs, extra)
@@ -223,7 +228,8 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
     looks = [max(1, math.ceil(chunks_total * k / 8)) for k in LOOK_AT]
     a_conf, a_priv = options.alpha / 2, options.alpha / 2
     n_events = 2 * 2 * len(links)          # per pair: 2 directions × (model's event, data's event)
-    if options.event is not None:
+    given = options.event is not None or options.event_function is not None
+    if given:
         n_events = 1
     z = _z(a_priv * SPENDING[-1] / (2 * max(1, n_events)))
     events = []
@@ -232,12 +238,15 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
         keys = frozenset(options.event)
         events.append((p, "α/β", a, b, M.Event(keys, streams[a].law.p_of(keys), streams[b].law.p_of(keys)),
                        "given"))
-    for p, a, b in (links if options.event is None else []):
+    elif options.event_function is not None:
+        p, a, b = links[0]
+        events.append((p, "α/β", a, b, M.Event(frozenset(), None, None), "function"))
+    for p, a, b in (links if not given else []):
         for direction, (x, y) in (("α/β", (a, b)), ("β/α", (b, a))):
             ev = M.choose_event(streams[x].law, streams[y].law, n_total, z)
             if ev is not None:
                 events.append((p, direction, x, y, ev, "model"))
-    pair_streams = sorted({i for _, a, b in links for i in (a, b)}) if options.event is None else []
+    pair_streams = sorted({i for _, a, b in links for i in (a, b)}) if not given else []
     select_chunks = math.ceil(max(1, n_total // 8) / options.chunk)
     report.samples_planned = n_total * len(streams) + select_chunks * options.chunk * len(pair_streams)
 
@@ -253,8 +262,8 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
         raise AuditError(str(exc)) from None
     report.executor, report.workers = executor.name, executor.workers
     float_inputs = [tuple(float(a) for a in s.inputs) for s in streams]
-    impl_tasks = [ImplTask(options.impl, options.adapter, float_inputs[s.index], float(eps), options.seed)
-                  for s in streams]
+    impl_tasks = [ImplTask(options.impl, options.adapter, float_inputs[s.index], float(eps), options.seed,
+                           options.event_function) for s in streams]
     model_tasks = [ModelTask(dipa, program, tuple(s.inputs), eps, options.seed) for s in streams]
     model_chunks = math.ceil(min(n_total, MODEL_SAMPLES) / options.chunk)
     done = {"samples": 0}
@@ -293,7 +302,7 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
                                    min(options.chunk, max(1, n_total // 8) - c * options.chunk))
                    for i in pair_streams for c in range(select_chunks)]
         results = collect(handles)
-        if results is not None and options.event is None:
+        if results is not None and not given:
             seen: dict[int, tuple[dict, int]] = {}
             for res in results:
                 counts, n = seen.get(res.stream - SELECT_STREAM, ({}, 0))
@@ -329,6 +338,7 @@ def audit(path: str, chosen, options: Options, progress=None, source_line=None, 
                     _merge_reals(st.model_reals, res.reals)
                 else:
                     st.n += res.samples
+                    st.event_hits += res.event_hits
                     for key, c in res.counts.items():
                         st.counts[key] = st.counts.get(key, 0) + c
                     _merge_reals(st.reals, res.reals)
@@ -390,14 +400,19 @@ def _evaluate(report: AuditReport, streams, events, a_conf: float, a_priv: float
     priv: list[Privacy] = []
     for p, direction, x, y, ev, chosen_by in events:
         sx, sy = streams[x], streams[y]
-        kx = sum(sx.counts.get(k, 0) for k in ev.keys)
-        ky = sum(sy.counts.get(k, 0) for k in ev.keys)
+        if chosen_by == "function":
+            kx, ky = sx.event_hits, sy.event_hits
+            shown = [f"{report.event_function} is true"]
+        else:
+            kx = sum(sx.counts.get(k, 0) for k in ev.keys)
+            ky = sum(sy.counts.get(k, 0) for k in ev.keys)
+            shown = sorted(M.key_text(k) for k in ev.keys)
         d_low = stats.epsilon_lower(kx, ky, sx.n, sy.n, per_bound, float(eps))
         first, second = (p.alpha, p.beta) if direction == "α/β" else (p.beta, p.alpha)
         priv.append(Privacy(p.origin + ("" if direction == "α/β" else " (β, α swapped)")
                             + (", event chosen on separate samples" if chosen_by == "data" else ""),
                             M.fmt_inputs(first), M.fmt_inputs(second),
-                            sorted(M.key_text(k) for k in ev.keys), sx.n, kx, ky, ev.model_alpha,
+                            shown, sx.n, kx, ky, ev.model_alpha,
                             ev.model_beta, d_low, 1 - report.alpha / 2,
                             exceeds=limit is not None and d_low > float(limit)))
     report.conformance, report.privacy = conf, priv

@@ -28,6 +28,7 @@ class ChunkResult:
     reals: dict = field(default_factory=dict)      # (key, position) -> [float]
     seconds: float = 0.0
     error: str | None = None
+    event_hits: int = 0                            # runs whose outputs are in the given event
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class ImplTask:
     inputs: tuple            # floats
     epsilon: float
     seed: int
+    event: FunctionSpec | None = None     # `--event-function`: event(returned, epsilon) -> bool
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ def impl_chunk(task: ImplTask, stream: int, index: int, size: int) -> ChunkResul
     start = time.perf_counter()
     try:
         fn = load_function(task.impl)
+        event = load_function(task.event) if task.event is not None else None
         rng = np.random.Generator(np.random.PCG64(seed_sequence(task.seed, stream, index)))
         inputs = list(task.inputs)
         for _ in range(size):
@@ -82,6 +85,11 @@ def impl_chunk(task: ImplTask, stream: int, index: int, size: int) -> ChunkResul
                 raise ImplError(f"the implementation raised {type(exc).__name__}: {exc}") from None
             key, reals = to_model(returned, task.adapter)
             _record(res, key, reals)
+            if event is not None:
+                try:
+                    res.event_hits += bool(event(returned, task.epsilon))
+                except Exception as exc:  # noqa: BLE001 - the user's code
+                    raise ImplError(f"the event function raised {type(exc).__name__}: {exc}") from None
     except ImplError as exc:
         res.error = str(exc)
     res.seconds = time.perf_counter() - start

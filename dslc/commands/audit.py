@@ -55,6 +55,9 @@ def add_parser(sub) -> None:
     p.add_argument("--event", default=None, metavar="'SEQ|SEQ'",
                    help="with --pair: the event, output sequences separated by | and symbols by "
                         "spaces, e.g. 'bot bot top|bot top'")
+    p.add_argument("--event-function", default=None, metavar="MODULE:FUNCTION",
+                   help="with --pair: the event as a function event(returned, epsilon) -> bool of what the "
+                        "implementation returned (run in the workers)")
     p.add_argument("--fail-fast", action="store_true",
                    help="stop at the first look with any failure (by default only a privacy bound above "
                         "the limit stops the sampling early)")
@@ -97,9 +100,12 @@ def _pair(text: str, delta):
 def reproducer(args, report, pair=None) -> str:
     words = ["dslc", "audit", args.file, "--block", report.block, "--impl", args.impl]
     if pair is not None:
-        words += ["--pair", f"{pair.alpha};{pair.beta}", "--event", " | ".join(pair.event)]
+        words += ["--pair", f"{pair.alpha};{pair.beta}"]
+        words += (["--event-function", args.event_function] if args.event_function is not None
+                  else ["--event", " | ".join(pair.event)])
     elif args.pair is not None:
         words += ["--pair", args.pair] + (["--event", args.event] if args.event is not None else [])
+        words += ["--event-function", args.event_function] if args.event_function is not None else []
     if args.adapter is not None:
         words += ["--adapter", args.adapter]
     from dslc.numbers import fmt_fraction
@@ -144,6 +150,12 @@ def run(args) -> int:
         )
         if args.event is not None and args.pair is None:
             raise UsageError("--event needs --pair", "e.g. --pair '0,0,0;1,1,-1' --event 'bot bot top'")
+        if args.event_function is not None:
+            if args.pair is None or args.event is not None:
+                raise UsageError("--event-function needs --pair, and excludes --event",
+                                 "e.g. --pair '0;1' --event-function module.py:in_event")
+            from dslc.audit.spec import parse_function
+            options.event_function = parse_function(args.event_function, "--event-function")
         with time_budget(args.timeout, "loading the model"):
             chosen = load_dipa_block(args.file, args.block)
         if args.pair is not None:

@@ -45,8 +45,9 @@ def render_text(report) -> str:
         lines.append(f"  {mark:<7} d ≥ {p.epsilon_lower:.3g}   {p.origin}")
         lines.append(f"          α = {_short(p.alpha)}   β = {_short(p.beta)}")
         lines.append(f"          event: {_short(' | '.join(p.event), 70)}")
-        lines.append(f"          hits {p.k_alpha}/{p.samples} vs {p.k_beta}/{p.samples} "
-                     f"(model: {p.model_alpha:.3g} vs {p.model_beta:.3g})")
+        model = (f" (model: {p.model_alpha:.3g} vs {p.model_beta:.3g})" if p.model_alpha is not None
+                 else "")
+        lines.append(f"          hits {p.k_alpha}/{p.samples} vs {p.k_beta}/{p.samples}{model}")
         if p.exceeds:
             lines.append(f"          reproduce: {p.reproduce}")
     lines.append("")
