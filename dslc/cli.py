@@ -23,6 +23,7 @@ COMMANDS = [
     ("dslc.commands.explain", "explain", "explain a diagnostic code (e.g. DP001)"),
     ("dslc.commands.prob", "prob", "probability of one path of a DiPA block"),
     ("dslc.commands.run", "run", "run a DiPA block on inputs (sampler)"),
+    ("dslc.commands.audit", "audit", "test a Python implementation against a DiPA block (statistics)"),
     ("dslc.commands.graph", "graph", "draw the automaton or model of a block (DOT, Mermaid, JSON, SVG)"),
     ("dslc.commands.lsp", "lsp", "run the language server (LSP over stdio) for editors"),
     ("dslc.commands.calibrate", "calibrate", "noise scales for every `chain` block (Markov Quilt, Wasserstein, group DP)"),

@@ -23,7 +23,8 @@ def progress_display(enabled: bool = True, what: str = "working",
     import threading
 
     lock = threading.Lock()
-    state = {"progress": None, "task": None, "description": what, "completed": 0, "stopped": False}
+    state = {"progress": None, "task": None, "description": what, "completed": 0, "stopped": False,
+             "total": total}
 
     def start() -> None:
         from rich.console import Console
@@ -37,7 +38,8 @@ def progress_display(enabled: bool = True, what: str = "working",
         with lock:
             if state["stopped"]:
                 return
-            state["task"] = progress.add_task(state["description"], total=total, completed=state["completed"])
+            state["task"] = progress.add_task(state["description"], total=state["total"],
+                                              completed=state["completed"])
             state["progress"] = progress
             progress.start()
 
@@ -45,10 +47,14 @@ def progress_display(enabled: bool = True, what: str = "working",
     timer.daemon = True
     timer.start()
 
-    def show(text: str | None = None, advance: int = 0) -> None:
+    def show(text: str | None = None, advance: int = 0, completed: int | None = None) -> None:
+        """``completed`` sets the count instead of advancing it (a bar's
+        total must be given to ``progress_display``)."""
         with lock:
             if text is not None:
                 state["description"] = f"{what} {text}"
+            if completed is not None:
+                advance = completed - state["completed"]
             state["completed"] += advance
             progress = state["progress"]
             if progress is not None:
