@@ -27,7 +27,7 @@ from fractions import Fraction
 import networkx as nx
 
 from dslc.ir.dipa import OutKind
-from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA
+from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, output_distinction
 
 
 class Undefined(Exception):
@@ -176,7 +176,7 @@ def literal_check(m: MultiDiPA, max_len: int = 7):
             if lt in t.guard and any(nx.has_path(al, x, a) for x in in_g):
                 kinds.add("DP004/c/AL")
     if kinds:
-        return "not-private", None, kinds
+        return ("unknown" if output_distinction(m) else "not-private"), None, kinds
 
     # the two strategies
     base = nx.DiGraph()

@@ -31,7 +31,7 @@ from fractions import Fraction
 
 from dslc import limits
 from dslc.ir.dipa import OutKind
-from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, problems
+from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, output_distinction, problems
 
 PRIVATE, NOT_PRIVATE, UNKNOWN = "private", "not-private", "unknown"
 LEAKING_CYCLE, LEAKING_PAIR, DISCLOSING_CYCLE, VIOLATING_PATH = "DP001", "DP002", "DP003", "DP004"
@@ -56,6 +56,9 @@ class MultiResult:
     path: list[int] = field(default_factory=list)   # UNKNOWN by the coupling: the path it fails on
     product_states: int = 0
     route: str = "general"     # "general" or "single-variable" (dslc.dipa.check)
+    # NOT_PRIVATE: "theorem" (the paper's model: Theorem 2 of LICS 2021 proves it) or
+    # "sketch" (several variables: the generalised conditions, necessity only sketched)
+    necessity: str = ""
 
     @property
     def kinds(self) -> set[str]:
@@ -341,14 +344,12 @@ def _paper_cost(m: MultiDiPA, ti: int) -> Fraction:
 # A coupling state over the classes of a P node: `le` pairs (i, j) with
 # shift(i) <= shift(j) (closed), `lo`/`hi` bounds in {-1, 0, 1} per class.
 
-def _close(n, le, lo, hi):
-    le = set(le)
-    for k in range(n):
-        for i in range(n):
-            if (i, k) in le:
-                for j in range(n):
-                    if (k, j) in le:
-                        le.add((i, j))
+def _close(le, new, below, above, lo, hi):
+    """`le` (closed, without `new`) plus below <= new <= above, closed again; the bounds
+    propagated along it (lo forward, hi backward)."""
+    down = set(below) | {a for a, b in le if b in below}
+    up = set(above) | {b for a, b in le if a in above}
+    le = set(le) | {(x, new) for x in down} | {(new, y) for y in up} | {(x, y) for x in down for y in up}
     for i, j in le:
         if lo[i] > lo[j]:
             lo[j] = lo[i]
@@ -378,9 +379,8 @@ def _coupling_step(m: MultiDiPA, p: Product, e: int, sigma, free: bool):
             hi[i] = min(hi[i], -1 if inp else 0)
         for i in low:
             lo[i] = max(lo[i], 1 if inp else 0)
-    if not free or t.assigns:                 # the draw's shift is chosen
-        le |= {(i, n) for i in g} | {(n, j) for j in low}
-    le = _close(n + 1, le, lo, hi)
+    chosen = not free or t.assigns           # the draw's shift is chosen
+    le = _close(le, n, g if chosen else (), low if chosen else (), lo, hi)
     if any(x > y for x, y in zip(lo, hi)):
         return None
     _, remap = _step_classes(classes, t.assigns)
@@ -489,8 +489,14 @@ def check_multi(m: MultiDiPA, general: bool = False, max_states: int = MAX_PRODU
                            "distribution is the same on every input", product_states=size)
     try:
         found = _conditions(m, p)
+        indistinct = output_distinction(m)
+        if found and indistinct:
+            return MultiResult(UNKNOWN, violations=found, product_states=size,
+                               reason="the conditions hold, but without output distinction ("
+                                      + indistinct[0] + ") they do not show a leak")
         if found:
-            return MultiResult(NOT_PRIVATE, violations=found, product_states=size)
+            return MultiResult(NOT_PRIVATE, violations=found, product_states=size,
+                               necessity="theorem" if m.is_single_variable_model() else "sketch")
         bounds, failures = [], []
         for s in _strategies(m, p):
             why = _store_then_compare(m, p, s)
@@ -523,7 +529,7 @@ def _budget(exc: limits.Cancelled) -> str:
 # ------------------------------------------------------------------ the single-variable route
 def _single_variable_route(m: MultiDiPA) -> bool:
     """The paper's model with the initial transition storing the variable (Definition 3)."""
-    if not m.is_single_variable_model():
+    if not m.is_single_variable_model() or output_distinction(m):
         return False
     first = [t for t in m.transitions if t.source == m.initial]
     return len(first) == 1 and not first[0].guard and bool(first[0].assigns or not m.variables)
@@ -552,4 +558,4 @@ def _via_single_variable(m: MultiDiPA) -> MultiResult:
         trans = sorted(set(v.prefix[-1:] + v.cycle + v.path + v.cycle2))
         states = sorted({m.transitions[i].source for i in trans})
         out.append(MultiViolation(v.kind, v.subkind, var, states, trans))
-    return MultiResult(NOT_PRIVATE, violations=out, route="single-variable")
+    return MultiResult(NOT_PRIVATE, violations=out, route="single-variable", necessity="theorem")

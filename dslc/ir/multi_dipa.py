@@ -98,6 +98,26 @@ class MultiDiPA:
                    for t in self.transitions)
 
 
+def output_distinction(m: MultiDiPA) -> list[str]:
+    """Where an observer cannot tell a state's transitions apart (Definition 3's output
+    distinction, for transitions split into pieces): two transitions with the same output
+    but a different target or store, or two different real outputs."""
+    out = []
+    for q, edges in enumerate(m.out_edges()):
+        seen: dict[object, tuple] = {}
+        real = set()
+        for i in edges:
+            t = m.transitions[i]
+            key = (t.target, t.assigns)
+            if seen.setdefault(t.output, key) != key:
+                out.append(f"{m.states[q].name}: two transitions output {t.output}")
+            if t.output.is_real:
+                real.add(t.output)
+        if len(real) > 1:
+            out.append(f"{m.states[q].name}: transitions output {' and '.join(sorted(map(str, real)))}")
+    return out
+
+
 def exclusive(g1: tuple[Literal, ...], g2: tuple[Literal, ...]) -> bool:
     """No sample satisfies both conjunctions, whatever the stored values."""
     return any(lit.negated() in g2 for lit in g1)
@@ -143,4 +163,4 @@ def from_dipa(dipa: DiPA, variable: str = "x") -> MultiDiPA:
 
 
 __all__ = ["GE", "LT", "Literal", "MState", "MTransition", "MultiDiPA", "Output", "OutKind",
-           "exclusive", "problems", "from_dipa"]
+           "exclusive", "output_distinction", "problems", "from_dipa"]
