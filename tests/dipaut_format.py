@@ -281,3 +281,40 @@ def random_dipa(rng: random.Random, profile: str, max_states: int = 8):
             dipa.add_transition(Transition(q, Guard.GE, target, o1, rng.random() < store_p))
             dipa.add_transition(Transition(q, Guard.LT, rng.randrange(n), o2, rng.random() < store_p))
     return dipa
+
+
+# ---------------------------------------------------------------- the multi-variable corpus
+KIND = {"Leaking Cycle": "DP001", "Leaking Pair": "DP002", "Disclosing Cycle": "DP003",
+        "Privacy Violating Path": "DP004"}
+
+NO_INPUT = ("Every state that draws is a non-input state (the file compares at non-input states, outside "
+            "the LICS 2021 model): no output depends on the input, so the automaton is private with d = 0 "
+            "(the same output distribution on every input).  DiPAut's {dipaut}.")
+REASONS = {
+    "simple_examples/two_range_1.dipa":
+        "The leaking pair DiPAut reports holds here too (DP002/AG for v: the L_v-cycle at q4, then "
+        "q4 -> q5 stores nothing, then the G_v-cycle at q5), but q4's branches 'insample > v && insample < w' "
+        "(to q5) and 'insample > v && insample > w' (to q6) both output otop: without output distinction "
+        "dslc does not claim that the outputs leak.  DiPAut itself says 'Automata is not well-formed' "
+        "(its output-distinction test), not 'not differentially private'.",
+}
+
+
+def agreement(rel: str, dipaut: dict, r) -> tuple[str, str]:
+    """("agree" | "differ" | "unknown", why) of dslc's check_multi result r against
+    DiPAut's recorded verdict on the corpus file rel (its expected.json entry)."""
+    if r.verdict == "unknown":
+        return "unknown", REASONS.get(rel, r.reason)
+    if dipaut["private"]:
+        if r.verdict == "private" and r.d == Fraction(dipaut["d"]):
+            return "agree", ""
+    elif r.verdict == "not-private":
+        detected = KIND[dipaut["detected"]] in r.kinds
+        absent_ok = all((KIND[n] in r.kinds) == found for n, found in dipaut["reported"])
+        if detected and absent_ok:
+            return "agree", ""
+    if r.verdict == "private" and r.d == 0 and "non_input" in rel:
+        said = (f"verdict is 'private, d = {dipaut['d']}' (a valid but larger bound)" if dipaut["private"]
+                else f"verdict 'not differentially private' ({dipaut['detected']}) is wrong")
+        return "differ", NO_INPUT.format(dipaut=said)
+    return "differ", REASONS.get(rel, "UNEXPLAINED")
