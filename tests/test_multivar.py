@@ -188,3 +188,9 @@ def test_reader_stores_and_conjunctions():
     assert m.states[1].d_prime == Fraction(1, 4) and m.states[2].d == 0
     assert loop.label == "q2 branch 1"
 
+
+
+def test_a_draw_without_a_positive_scale_is_refused():
+    m = _m([("q0", True, 0), ("q1", True, 1)], [(0, [], 1, A, "x")])
+    r = check_multi(m)
+    assert r.verdict == UNKNOWN and "positive d" in r.reason

@@ -140,9 +140,12 @@ def problems(m: MultiDiPA) -> list[str]:
                 if not exclusive(m.transitions[edges[a]].guard, m.transitions[edges[b]].guard):
                     out.append(f"{m.states[q].name}: the guards of {m.describe(edges[a])} and "
                                f"{m.describe(edges[b])} are not exclusive")
-    for s in m.states:
-        if min(s.d, s.d_prime) < 0:
-            out.append(f"{s.name}: negative scale")
+    for q, edges in enumerate(m.out_edges()):
+        s = m.states[q]
+        if edges and s.d <= 0:
+            out.append(f"{s.name}: a draw needs a positive d (Lap(μ, 1/(dε)))")
+        if any(m.transitions[i].output.kind is OutKind.INSAMPLE_PRIME for i in edges) and s.d_prime <= 0:
+            out.append(f"{s.name}: insample′ needs a positive d′")
     return out
 
 
