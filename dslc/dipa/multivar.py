@@ -125,6 +125,7 @@ class Product:
     out: list[list[int]]                   # node -> edge indices
     comp: list[int] = field(default_factory=list)    # node -> SCC id
     internal: list[bool] = field(default_factory=list)
+    into: list[list[int]] | None = None               # node -> incoming edges, built on first use
 
 
 def build_product(m: MultiDiPA, max_nodes: int = MAX_PRODUCT) -> Product:
@@ -176,14 +177,25 @@ def _sccs(n: int, succ: list[list[int]]) -> list[int]:
 
 
 # ------------------------------------------------------------------ stage 2: the four conditions
-def _reach(p: Product, ok, sources) -> set[int]:
+def _reach(p: Product, ok, sources, backward: bool = False) -> set[int]:
+    """Nodes reached from `sources` along edges e with ok(e) (backward: nodes that reach them)."""
+    if backward:
+        if p.into is None:
+            p.into = [[] for _ in p.nodes]
+            for e, (a, _, b) in enumerate(p.edges):
+                p.into[b].append(e)
+        adj, end = p.into, 0
+    else:
+        adj, end = p.out, 2
     seen = set(sources)
     todo = list(sources)
     while todo:
         a = todo.pop()
-        for e in p.out[a]:
+        if len(seen) % 4096 == 0:
+            limits.checkpoint()
+        for e in adj[a]:
             if ok(e):
-                b = p.edges[e][2]
+                b = p.edges[e][end]
                 if b not in seen:
                     seen.add(b)
                     todo.append(b)
@@ -247,18 +259,20 @@ def _conditions(m: MultiDiPA, p: Product) -> list[MultiViolation]:
         # Definition 10, per variable
         ag_from_l = _reach(p, ag, in_l) if in_l else set()
         al_from_g = _reach(p, al, in_g) if in_g else set()
+        ag_to_g = _reach(p, ag, in_g, backward=True) if in_g else set()
+        al_to_l = _reach(p, al, in_l, backward=True) if in_l else set()
         for e, (a, ti, b) in enumerate(p.edges):
             t = ts[ti]
             if t.output.kind is not OutKind.INSAMPLE:
                 continue
             if v in t.assigns:
-                if in_g and _reach(p, ag, [b]) & in_g:
+                if b in ag_to_g:
                     note(VIOLATING_PATH, "DP004/a/AG", [t.source, t.target], [ti])
-                if in_l and _reach(p, al, [b]) & in_l:
+                if b in al_to_l:
                     note(VIOLATING_PATH, "DP004/a/AL", [t.source, t.target], [ti])
-            if lt in t.guard and v not in t.assigns and in_g and _reach(p, ag, [b]) & in_g:
+            if lt in t.guard and v not in t.assigns and b in ag_to_g:
                 note(VIOLATING_PATH, "DP004/b/AG", [t.source, t.target], [ti])
-            if ge in t.guard and v not in t.assigns and in_l and _reach(p, al, [b]) & in_l:
+            if ge in t.guard and v not in t.assigns and b in al_to_l:
                 note(VIOLATING_PATH, "DP004/b/AL", [t.source, t.target], [ti])
             if ge in t.guard and a in ag_from_l:
                 note(VIOLATING_PATH, "DP004/c/AG", [t.source, t.target], [ti])
@@ -296,19 +310,13 @@ def _strategies(m: MultiDiPA, p: Product) -> list[Strategy]:
 
 def _live(m: MultiDiPA, p: Product) -> list[frozenset[str]]:
     """live[k]: variables that some continuation from node k compares before storing them."""
-    live = [frozenset()] * len(p.nodes)
-    changed = True
-    while changed:
-        changed = False
-        for k in range(len(p.nodes) - 1, -1, -1):
-            acc = set()
-            for e in p.out[k]:
-                t = m.transitions[p.edges[e][1]]
-                acc |= t.compares() | (live[p.edges[e][2]] - t.assigns)
-            if acc != live[k]:
-                live[k] = frozenset(acc)
-                changed = True
-    return live
+    live: list[set[str]] = [set() for _ in p.nodes]
+    for v in m.variables:
+        comparing = {a for a, ti, _ in p.edges if v in m.transitions[ti].compares()}
+        for k in _reach(p, lambda e, v=v: v not in m.transitions[p.edges[e][1]].assigns, comparing,
+                        backward=True):
+            live[k].add(v)
+    return [frozenset(x) for x in live]
 
 
 def _base_components(m: MultiDiPA) -> list[int]:
