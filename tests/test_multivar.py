@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from dslc import limits
@@ -41,7 +42,7 @@ def test_general_route_equals_the_single_variable_checker(dipa):
     assert (default.verdict, default.d, default.subkinds) == (general.verdict, general.d, general.subkinds)
 
 
-@settings(FAST, max_examples=60)
+@settings(FAST, max_examples=100)
 @given(multi_dipas())
 def test_checker_equals_the_literal_definitions(m):
     try:
@@ -194,3 +195,12 @@ def test_a_draw_without_a_positive_scale_is_refused():
     m = _m([("q0", True, 0), ("q1", True, 1)], [(0, [], 1, A, "x")])
     r = check_multi(m)
     assert r.verdict == UNKNOWN and "positive d" in r.reason
+
+
+def test_a_branch_chain_too_large_to_split_is_refused(monkeypatch):
+    from dslc.ir import dipaut_reader
+    monkeypatch.setattr(dipaut_reader, "MAX_PIECES", 100)
+    lits = [tuple(Literal(f"v{i}{j}", GE) for j in range(3)) for i in range(5)]
+    assert len(first_match_pieces(lits[:4] + [()])[-1]) == 81
+    with pytest.raises(dipaut_reader.TooLarge):
+        first_match_pieces(lits + [()])

@@ -263,6 +263,12 @@ def parse(text: str) -> Program:
 
 
 # ---------------------------------------------------------------- to the multi-variable IR
+MAX_PIECES = 10_000
+
+
+class TooLarge(ValueError):
+    """An `if … elseif …` chain whose first-match reading has too many pieces."""
+
 _OP = {">=": GE, ">": GE, "<": LT, "<=": LT}
 
 
@@ -277,8 +283,13 @@ def output_of(name: str):
 
 def _conj(literals) -> tuple[Literal, ...] | None:
     """The conjunction without repeats, or None if it is contradictory."""
-    out = tuple(sorted(set(literals)))
-    return None if any(lit.negated() in out for lit in out) else out
+    unique = set(literals)
+    ops: dict[str, set[str]] = {}
+    for lit in unique:
+        ops.setdefault(lit.var, set()).add(lit.op)
+    if any(len(o) > 1 for o in ops.values()):
+        return None
+    return tuple(sorted(unique))
 
 
 def first_match_pieces(guards: list[tuple[Literal, ...]]) -> list[list[tuple[Literal, ...]]]:
@@ -297,6 +308,8 @@ def first_match_pieces(guards: list[tuple[Literal, ...]]) -> list[list[tuple[Lit
                     cand = _conj(piece + tuple(h[:i]) + (lit.negated(),))
                     if cand is not None:
                         nxt.append(cand)
+                if len(nxt) > MAX_PIECES:
+                    raise TooLarge(f"branch {k + 1} splits into more than {MAX_PIECES} exclusive conjunctions")
             pieces = nxt
         out.append(sorted({p for p in pieces if p is not None}))
     return out
