@@ -17,6 +17,12 @@ unchanged.  On the 58 files this reproduces expected.json exactly.
 
 --mrange N...: dslc's time on DiPAut's m_range_examples/N.dipa (read from the
 DiPAut folder), and DiPAut's with --dipaut.
+
+--diff N (needs --dipaut and --dipaut-python): N random automata with 2-3
+variables (tests/dipa_strategies.multi_dipas, seeded), written as `.dipa`
+text (tests/dipaut_format.multi_to_dipaut), decided by both; prints the
+counts of (dslc, DiPAut, same d) and every file where they differ (kept in
+--out, default a temporary folder).
 """
 
 from __future__ import annotations
@@ -62,13 +68,73 @@ def ours(text: str, name: str):
     return r, time.perf_counter() - t0
 
 
+def dipaut_verdict(stdout: str) -> tuple[str, str | None]:
+    import re
+    found = re.search(r"differentially private and weight is ([0-9/.]+)", stdout)
+    if found:
+        return "private", str(Fraction(found.group(1).rstrip(".")))
+    if "not differentially private" in stdout:
+        return "not-private", None
+    if "not well-formed" in stdout:
+        return "not-well-formed", None
+    return "error", None
+
+
+def differential(args) -> None:
+    import random
+    import tempfile
+    from collections import Counter
+
+    from hypothesis import HealthCheck, given, settings, seed
+
+    from dslc.dipa.multivar import check_multi
+    from dslc.ir.dipaut_reader import to_multi
+    from tests.dipa_strategies import multi_dipas
+    from tests.dipaut_format import multi_to_dipaut
+    if not (args.dipaut and args.dipaut_python):
+        print("--diff needs --dipaut DIR and --dipaut-python PY")
+        return
+    out = Path(args.out or tempfile.mkdtemp(prefix="multivar-diff-"))
+    out.mkdir(parents=True, exist_ok=True)
+    counts: Counter = Counter()
+    random.seed(args.seed)
+
+    @seed(args.seed)
+    @settings(max_examples=args.diff, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(multi_dipas(max_states=5))
+    def one(m):
+        text = multi_to_dipaut(m)
+        if text is None:
+            counts["not writable"] += 1
+            return
+        r = check_multi(to_multi(text))
+        path = out / f"a{sum(counts.values())}.dipa"
+        path.write_text(text, encoding="utf-8")
+        _, stdout = run_dipaut(args.dipaut, args.dipaut_python, str(path))
+        theirs = dipaut_verdict(stdout)
+        ours = (r.verdict, None if r.d is None else str(r.d))
+        counts[(ours[0], theirs[0], ours[1] == theirs[1])] += 1
+        if ours != theirs:
+            print(f"{path}: dslc {ours} ({r.reason[:120]}); DiPAut {theirs}", flush=True)
+
+    one()
+    for key, n in sorted(counts.items(), key=str):
+        print(n, key)
+
+
 def main() -> None:
     from tests.dipaut_format import agreement
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dipaut")
     ap.add_argument("--dipaut-python")
     ap.add_argument("--mrange", type=int, nargs="*")
+    ap.add_argument("--diff", type=int)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out")
     args = ap.parse_args()
+    if args.diff:
+        differential(args)
+        return
     if args.mrange:
         for n in args.mrange:
             src = Path(args.dipaut or "") / "m_range_examples" / f"{n}.dipa"

@@ -318,3 +318,52 @@ def agreement(rel: str, dipaut: dict, r) -> tuple[str, str]:
                 else f"verdict 'not differentially private' ({dipaut['detected']}) is wrong")
         return "differ", NO_INPUT.format(dipaut=said)
     return "differ", REASONS.get(rel, "UNEXPLAINED")
+
+
+def multi_to_dipaut(m) -> str | None:
+    """A multi-variable automaton (dslc.ir.multi_dipa) as `.dipa` text for DiPAut: its
+    reachable part, states renumbered q1..qK in breadth-first order from the initial one,
+    each state's exclusive transitions as `if … elseif …` (so first-match reading changes
+    nothing), symbols as `o`-names.  None if DiPAut could not read it: a line compares a
+    variable no earlier line stores, or a `true` transition has siblings."""
+    from dslc.ir.dipa import OutKind as K
+    out = m.out_edges()
+    order, index, k = [m.initial], {m.initial: 0}, 0
+    while k < len(order):
+        for e in out[order[k]]:
+            w = m.transitions[e].target
+            if w not in index:
+                index[w] = len(order)
+                order.append(w)
+        k += 1
+    names: dict[str | None, str] = {}
+    lines, stored = [], set()
+    for q in order:
+        if not out[q]:
+            continue
+        s = m.states[q]
+        head = (f"(q{index[q] + 1}{'' if s.is_input else ':non-input'},{_number(s.d)},{_number(s.mu)},"
+                f"{_number(s.d_prime)},{_number(s.mu_prime)})")
+        parts = []
+        for e in out[q]:
+            t = m.transitions[e]
+            if any(lit.var not in stored for lit in t.guard):
+                return None
+            if t.output.kind is K.INSAMPLE:
+                word = "insample"
+            elif t.output.kind is K.INSAMPLE_PRIME:
+                word = "insampleprime"
+            else:
+                word = names.setdefault(t.output.symbol, f"o{len(names)}")
+            body = "".join(f"{v}:= insample" + (", " if i + 1 < len(t.assigns) else "; ")
+                           for i, v in enumerate(sorted(t.assigns)))
+            parts.append((t.guard, f"{body}output {word}; goto q{index[t.target] + 1}"))
+            stored |= t.assigns
+        if len(parts) == 1 and not parts[0][0]:
+            lines.append(f"{head}: {parts[0][1]}")
+        elif any(not g for g, _ in parts):
+            return None
+        else:
+            branches = [f"({' && '.join(f'insample {lit.op} {lit.var}' for lit in g)}) then {b}" for g, b in parts]
+            lines.append(f"{head}: if " + " elseif ".join(branches))
+    return "\n".join(lines) + "\n"
