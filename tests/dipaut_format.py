@@ -154,20 +154,26 @@ def _number(q: Fraction) -> str:
     return fmt_fraction(q)
 
 
-def reachable_part(dipa: DiPA) -> DiPA:
-    """The states reachable from the initial one, the initial state first, the
-    others in breadth-first order (so every state but q1 is a `goto` target)."""
-    out = dipa.out_edges()
-    order = [dipa.initial]
-    index = {dipa.initial: 0}
-    k = 0
+def bfs_order(automaton) -> tuple[list[int], dict[int, int]]:
+    """The reachable states in breadth-first order from the initial one (which comes
+    first), and each one's position; for either IR (states, transitions, initial)."""
+    out = automaton.out_edges()
+    order, index, k = [automaton.initial], {automaton.initial: 0}, 0
     while k < len(order):
         for e in out[order[k]]:
-            w = dipa.transitions[e].target
+            w = automaton.transitions[e].target
             if w not in index:
                 index[w] = len(order)
                 order.append(w)
         k += 1
+    return order, index
+
+
+def reachable_part(dipa: DiPA) -> DiPA:
+    """The states reachable from the initial one, the initial state first, the
+    others in breadth-first order (so every state but q1 is a `goto` target)."""
+    out = dipa.out_edges()
+    order, index = bfs_order(dipa)
     new = DiPA(dipa.name)
     for q in order:
         s = dipa.states[q]
@@ -328,14 +334,7 @@ def multi_to_dipaut(m) -> str | None:
     variable no earlier line stores, or a `true` transition has siblings."""
     from dslc.ir.dipa import OutKind as K
     out = m.out_edges()
-    order, index, k = [m.initial], {m.initial: 0}, 0
-    while k < len(order):
-        for e in out[order[k]]:
-            w = m.transitions[e].target
-            if w not in index:
-                index[w] = len(order)
-                order.append(w)
-        k += 1
+    order, index = bfs_order(m)
     names: dict[str | None, str] = {}
     lines, stored = [], set()
     for q in order:

@@ -63,3 +63,14 @@ def test_general_route_on_single_variable_files(rel):
     assert a.route == "single-variable" and b.route == "general"
     if a.verdict == NOT_PRIVATE:
         assert a.subkinds == b.subkinds
+
+
+def test_the_writer_round_trips_the_corpus():
+    """tests/dipaut_format.multi_to_dipaut (used by the differential run against DiPAut)
+    writes text that reads back to an automaton with the same answer."""
+    from tests.dipaut_format import multi_to_dipaut
+    for rel in FILES:
+        m = to_multi((FIXTURES / rel).read_text(encoding="utf-8"))
+        text = multi_to_dipaut(m)
+        a, b = check_multi(m), check_multi(to_multi(text))
+        assert (a.verdict, a.d, a.subkinds) == (b.verdict, b.d, b.subkinds), rel
