@@ -204,3 +204,19 @@ def test_a_branch_chain_too_large_to_split_is_refused(monkeypatch):
     assert len(first_match_pieces(lits[:4] + [()])[-1]) == 81
     with pytest.raises(dipaut_reader.TooLarge):
         first_match_pieces(lits + [()])
+
+
+TWO_SVT = ("(q1:non-input,1/2,0): t1:= insample; output obot; goto q2\n"
+           "(q2:non-input,1/2,5): t2:= insample; output obot; goto q3\n"
+           "(q3,1/4,0): if (insample < t1) then output obot; goto q3 elseif (insample >= t1) then output otop; goto q4\n"
+           "(q4,1/4,0): if (insample < t2) then output obot; goto q4 elseif (insample >= t2) then output otop; goto q5\n")
+
+
+def test_two_sparse_vector_loops_with_their_own_thresholds():
+    # the thresholds cost 1/2 each (non-input), each loop's exit 2 * 1/4: d = 2
+    r = check_multi(to_multi(TWO_SVT))
+    assert (r.verdict, r.d) == (PRIVATE, 2)
+    # the second loop also stays only above t1: after the L_t1-cycle, a G_t1-cycle (SVT*)
+    bad = TWO_SVT.replace("(insample < t2) then", "(insample < t2 && insample >= t1) then")
+    r = check_multi(to_multi(bad))
+    assert r.verdict == NOT_PRIVATE and [(v.subkind, v.variable) for v in r.violations] == [("DP002/AG", "t1")]
