@@ -104,7 +104,7 @@ def _sides(classes, guard):
 
 
 def _order_step(node, t):
-    """(ω after t, G classes, L classes, remap) or None when t's guard is unsatisfiable in ω."""
+    """ω after t, or None when t's guard is unsatisfiable in ω."""
     classes, lt = node
     g, low = _sides(classes, t.guard)
     below = g | {a for a, b in lt if b in g}
@@ -115,7 +115,7 @@ def _order_step(node, t):
     lt2 = set(lt) | {(x, n) for x in below} | {(n, y) for y in above} | {(x, y) for x in below for y in above}
     new_classes, remap = _step_classes(classes, t.assigns)
     lt3 = frozenset((remap[a], remap[b]) for a, b in lt2 if a in remap and b in remap)
-    return (new_classes, lt3), g, low, remap
+    return new_classes, lt3
 
 
 @dataclass
@@ -146,7 +146,7 @@ def build_product(m: MultiDiPA, max_nodes: int = MAX_PRODUCT) -> Product:
             stepped = _order_step(omega, t)
             if stepped is None:
                 continue
-            key = (t.target, stepped[0])
+            key = (t.target, stepped)
             j = index.get(key)
             if j is None:
                 if len(nodes) >= max_nodes:
