@@ -54,3 +54,50 @@ def dipas(draw, max_states: int = 8, private_bias: bool = False, dense: bool = F
             dipa.add_transition(Transition(q, Guard.GE, target(), o1, draw(st.floats(0, 1)) < store_p))
             dipa.add_transition(Transition(q, Guard.LT, target(), o2, draw(st.floats(0, 1)) < store_p))
     return dipa
+
+
+# ---------------------------------------------------------------- several variables
+def _tree_guards(draw, variables, depth):
+    """Exclusive conjunctions: the leaves of a random decision tree over the variables."""
+    from dslc.ir.multi_dipa import GE, LT, Literal
+    if depth == 0 or not draw(st.booleans()):
+        return [()]
+    v = draw(st.sampled_from(variables))
+    out = []
+    for op in (GE, LT):
+        for rest in _tree_guards(draw, [w for w in variables if w != v] or [v], depth - 1):
+            if Literal(v, GE if op == LT else LT) not in rest:
+                out.append(tuple(sorted({Literal(v, op), *rest})))
+    return out
+
+
+@st.composite
+def multi_dipas(draw, max_states: int = 5, max_vars: int = 3, input_p: float = 0.7):
+    """Random automata of dslc.ir.multi_dipa with 2..max_vars variables: per state a
+    decision tree of depth <= 2 (exclusive guards), some leaves dropped (the run stops
+    there), random stores, outputs distinct per state."""
+    from dslc.ir.multi_dipa import MState, MTransition, MultiDiPA
+    nv = draw(st.integers(2, max_vars))
+    variables = ["abc"[i] for i in range(nv)]
+    n = draw(st.integers(2, max_states))
+    m = MultiDiPA("random")
+    for i in range(n):
+        m.states.append(MState(f"q{i}", draw(st.floats(0, 1)) < input_p, draw(st.sampled_from(RATES)),
+                               Fraction(0), draw(st.sampled_from(RATES))))
+    first = frozenset(variables) if draw(st.booleans()) else frozenset(
+        draw(st.lists(st.sampled_from(variables), min_size=1, unique=True)))
+    m.transitions.append(MTransition(0, (), draw(st.integers(0, n - 1)), draw(st.sampled_from(SYMBOLS)), first))
+    for q in range(1, n):
+        guards = _tree_guards(draw, variables, 2)
+        outs = list(OUTPUTS)
+        for g in guards:
+            if len(guards) > 1 and draw(st.floats(0, 1)) < 0.25:
+                continue
+            real = draw(st.floats(0, 1)) < 0.2
+            pool = [o for o in outs if o.is_real == real] or outs
+            out = draw(st.sampled_from(pool))
+            outs.remove(out)
+            stores = frozenset(draw(st.lists(st.sampled_from(variables), max_size=2, unique=True))) \
+                if draw(st.floats(0, 1)) < 0.35 else frozenset()
+            m.transitions.append(MTransition(q, g, draw(st.integers(0, n - 1)), out, stores))
+    return m

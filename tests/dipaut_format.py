@@ -49,16 +49,14 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dslc.ir.print_dipa import automaton_text
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, OutKind, State, Transition,
                           fmt_fraction, fmt_rate, symbol)
-
-
-class DipautSyntaxError(ValueError):
-    """The text is not in DiPAut's language (DiPAut itself would fail on it)."""
+from dslc.ir.dipaut_reader import (Branch, DipautSyntaxError, Program, StateLine,  # noqa: F401  (moved)
+                                  output_of, parse)
 
 
 class OutsideModel(ValueError):
@@ -67,228 +65,6 @@ class OutsideModel(ValueError):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-# ---------------------------------------------------------------- tokenizer
-# DiPAut's lexer (ply): function rules first in definition order (non-input,
-# q-names, o-names, other names with reserved words), then string rules by
-# decreasing length.
-_RESERVED = {"if": "IF", "then": "THEN", "elseif": "ELSEIF", "insample": "INSAMPLE",
-             "insampleprime": "INSAMPLEPRIME", "goto": "GOTO", "Lap": "LAP", "output": "OUTPUT"}
-_TOKEN = re.compile(r"""
-    (?P<NONINPUT>non-input)
-  | (?P<SID>q[a-zA-Z_0-9]*)
-  | (?P<OID>o[a-zA-Z_0-9]*)
-  | (?P<VARIABLE>[a-zA-Z_][a-zA-Z0-9_]*)
-  | (?P<COLONEQ>:=) | (?P<LESSEQUAL><=) | (?P<GREATEREQUAL>>=) | (?P<AND>&&)
-  | (?P<NUMBER>[0-9]+)
-  | (?P<LPAREN>\() | (?P<RPAREN>\)) | (?P<LESS><) | (?P<GREATER>>) | (?P<COLON>:)
-  | (?P<SEMICOLON>;) | (?P<COMMA>,) | (?P<SLASH>/)
-  | (?P<WS>[ \t\r]+)
-""", re.VERBOSE)
-
-
-def _tokens(line: str) -> list[tuple[str, str]]:
-    out = []
-    pos = 0
-    while pos < len(line):
-        m = _TOKEN.match(line, pos)
-        if m is None:
-            raise DipautSyntaxError(f"illegal character {line[pos]!r} in {line!r}")
-        pos = m.end()
-        kind = m.lastgroup
-        if kind == "WS":
-            continue
-        text = m.group()
-        if kind in ("SID", "OID", "VARIABLE"):
-            kind = _RESERVED.get(text, kind)
-        out.append((kind, text))
-    return out
-
-
-# ---------------------------------------------------------------- parse tree
-@dataclass
-class Branch:
-    comparisons: list[tuple[str, str]]    # (operator, variable); empty: guard true
-    assigns: list[str]                    # variables set to insample
-    output: str                           # oNAME | insample | insampleprime
-    target: int                           # state number (q3 -> 3)
-
-
-@dataclass
-class StateLine:
-    number: int
-    non_input: bool
-    d: Fraction
-    mu: Fraction
-    d_prime: Fraction | None
-    mu_prime: Fraction | None
-    branches: list[Branch]
-    guarded: bool                         # written with `if`
-
-
-@dataclass
-class Program:
-    states: dict[int, StateLine] = field(default_factory=dict)
-
-    @property
-    def numbers(self) -> set[int]:
-        """Every state named: defined or used as a target."""
-        out = set(self.states)
-        for s in self.states.values():
-            out.update(b.target for b in s.branches)
-        return out
-
-    @property
-    def variables(self) -> set[str]:
-        out: set[str] = set()
-        for s in self.states.values():
-            for b in s.branches:
-                out.update(b.assigns)
-                out.update(v for _, v in b.comparisons)
-        return out
-
-
-class _Parser:
-    def __init__(self, toks: list[tuple[str, str]], line: str):
-        self.toks = toks
-        self.i = 0
-        self.line = line
-
-    def peek(self, k: int = 0) -> str | None:
-        j = self.i + k
-        return self.toks[j][0] if j < len(self.toks) else None
-
-    def take(self, *kinds: str) -> str:
-        kind = self.peek()
-        if kind not in kinds:
-            got = self.toks[self.i][1] if kind else "end of line"
-            raise DipautSyntaxError(f"expected {' or '.join(kinds)}, found {got!r} in {self.line!r}")
-        self.i += 1
-        return self.toks[self.i - 1][1]
-
-    def number(self) -> Fraction:
-        if self.peek() == "LAP":
-            raise DipautSyntaxError(f"`Lap(...)` as a parameter is not supported in {self.line!r}")
-        n = self.take("NUMBER")
-        if self.peek() == "SLASH":
-            self.take("SLASH")
-            m = self.take("NUMBER")
-            if int(m) == 0:
-                raise DipautSyntaxError(f"division by zero in {self.line!r}")
-            return Fraction(int(n), int(m))
-        return Fraction(int(n))
-
-    def state_number(self) -> int:
-        name = self.take("SID")
-        if not re.fullmatch(r"q[0-9]+", name) or int(name[1:]) < 1:
-            raise DipautSyntaxError(f"state names are q1, q2, ... (DiPAut reads the number): {name!r}")
-        return int(name[1:])
-
-    def statement_line(self) -> StateLine:
-        self.take("LPAREN")
-        number = self.state_number()
-        non_input = False
-        if self.peek() == "COLON":
-            self.take("COLON")
-            self.take("NONINPUT")
-            non_input = True
-        self.take("COMMA")
-        d = self.number()
-        self.take("COMMA")
-        mu = self.number()
-        d_prime = mu_prime = None
-        if self.peek() == "COMMA":
-            self.take("COMMA")
-            d_prime = self.number()
-            self.take("COMMA")
-            mu_prime = self.number()
-        self.take("RPAREN")
-        self.take("COLON")
-        branches: list[Branch] = []
-        guarded = self.peek() == "IF"
-        if guarded:
-            self.take("IF")
-            branches.append(self.guarded_branch())
-            while self.peek() == "ELSEIF":
-                self.take("ELSEIF")
-                branches.append(self.guarded_branch())
-        else:
-            branches.append(self.bstatement([]))
-        if self.peek() is not None:
-            raise DipautSyntaxError(f"unexpected {self.toks[self.i][1]!r} in {self.line!r}")
-        has_prime = d_prime is not None
-        for b in branches:
-            if b.output == "insampleprime" and not has_prime:
-                raise DipautSyntaxError(f"q{number} outputs insampleprime but has no d', mu' "
-                                        "(DiPAut: \"Unable to find d' and mean'\")")
-        return StateLine(number, non_input, d, mu, d_prime, mu_prime, branches, guarded)
-
-    def guarded_branch(self) -> Branch:
-        self.take("LPAREN")
-        comparisons = [self.comparison()]
-        while self.peek() == "AND":
-            self.take("AND")
-            comparisons.append(self.comparison())
-        self.take("RPAREN")
-        self.take("THEN")
-        return self.bstatement(comparisons)
-
-    def comparison(self) -> tuple[str, str]:
-        self.take("INSAMPLE")
-        op = self.take("GREATEREQUAL", "LESSEQUAL", "LESS", "GREATER")
-        var = self.take("VARIABLE")
-        return op, var
-
-    def bstatement(self, comparisons) -> Branch:
-        assigns: list[str] = []
-        if self.peek() == "VARIABLE":
-            while True:
-                assigns.append(self.take("VARIABLE"))
-                self.take("COLONEQ")
-                self.take("INSAMPLE")
-                if self.peek() != "COMMA":
-                    break
-                self.take("COMMA")
-            self.take("SEMICOLON")
-        self.take("OUTPUT")
-        out = self.take("OID", "INSAMPLE", "INSAMPLEPRIME")
-        self.take("SEMICOLON")
-        self.take("GOTO")
-        target = self.state_number()
-        return Branch(comparisons, assigns, out, target)
-
-
-def parse(text: str) -> Program:
-    """Read a `.dipa` file (DiPAut's language, any number of variables)."""
-    prog = Program()
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()                       # the final newline
-    assigned_so_far: set[str] = set()
-    for line in lines:
-        toks = _tokens(line)
-        if not toks:
-            raise DipautSyntaxError("blank line (DiPAut fails on it)")
-        s = _Parser(toks, line).statement_line()
-        if s.number in prog.states:
-            raise DipautSyntaxError(f"duplicate state q{s.number}")
-        # DiPAut parses line by line and knows a variable once a line assigned it
-        for b in s.branches:                # in text order: a branch's comparison is read
-            for _, var in b.comparisons:        # before its own assignment
-                if var not in assigned_so_far:
-                    raise DipautSyntaxError(f"q{s.number} compares with {var!r} before a line "
-                                            "assigns it (DiPAut: Undefined variable)")
-            assigned_so_far.update(b.assigns)
-        prog.states[s.number] = s
-    if 1 not in prog.states:
-        raise DipautSyntaxError("no line for the initial state q1")
-    numbers = prog.numbers
-    if numbers != set(range(1, len(numbers) + 1)):
-        missing = sorted(set(range(1, max(numbers) + 1)) - numbers)
-        raise DipautSyntaxError(f"states must be numbered q1..qK without gaps (DiPAut maps qN to "
-                                f"vertex N-1); missing: {', '.join(f'q{n}' for n in missing)}")
-    return prog
 
 
 # ---------------------------------------------------------------- to our IR
@@ -302,12 +78,7 @@ class Converted:
     initial_real_output: bool            # the initial transition outputs insample/insample′
 
 
-def _output(name: str):
-    if name == "insample":
-        return OUT_INSAMPLE
-    if name == "insampleprime":
-        return OUT_INSAMPLE_PRIME
-    return symbol(name)
+_output = output_of
 
 
 def to_dipa(text: str | Program, name: str = "dipaut") -> Converted:
@@ -383,20 +154,26 @@ def _number(q: Fraction) -> str:
     return fmt_fraction(q)
 
 
-def reachable_part(dipa: DiPA) -> DiPA:
-    """The states reachable from the initial one, the initial state first, the
-    others in breadth-first order (so every state but q1 is a `goto` target)."""
-    out = dipa.out_edges()
-    order = [dipa.initial]
-    index = {dipa.initial: 0}
-    k = 0
+def bfs_order(automaton) -> tuple[list[int], dict[int, int]]:
+    """The reachable states in breadth-first order from the initial one (which comes
+    first), and each one's position; for either IR (states, transitions, initial)."""
+    out = automaton.out_edges()
+    order, index, k = [automaton.initial], {automaton.initial: 0}, 0
     while k < len(order):
         for e in out[order[k]]:
-            w = dipa.transitions[e].target
+            w = automaton.transitions[e].target
             if w not in index:
                 index[w] = len(order)
                 order.append(w)
         k += 1
+    return order, index
+
+
+def reachable_part(dipa: DiPA) -> DiPA:
+    """The states reachable from the initial one, the initial state first, the
+    others in breadth-first order (so every state but q1 is a `goto` target)."""
+    out = dipa.out_edges()
+    order, index = bfs_order(dipa)
     new = DiPA(dipa.name)
     for q in order:
         s = dipa.states[q]
@@ -510,3 +287,82 @@ def random_dipa(rng: random.Random, profile: str, max_states: int = 8):
             dipa.add_transition(Transition(q, Guard.GE, target, o1, rng.random() < store_p))
             dipa.add_transition(Transition(q, Guard.LT, rng.randrange(n), o2, rng.random() < store_p))
     return dipa
+
+
+# ---------------------------------------------------------------- the multi-variable corpus
+KIND = {"Leaking Cycle": "DP001", "Leaking Pair": "DP002", "Disclosing Cycle": "DP003",
+        "Privacy Violating Path": "DP004"}
+
+NO_INPUT = ("Every state that draws is a non-input state (the file compares at non-input states, outside "
+            "the LICS 2021 model): no output depends on the input, so the automaton is private with d = 0 "
+            "(the same output distribution on every input).  DiPAut's {dipaut}.")
+REASONS = {
+    "simple_examples/two_range_1.dipa":
+        "The leaking pair DiPAut reports holds here too (DP002/AG for v: the L_v-cycle at q4, then "
+        "q4 -> q5 stores nothing, then the G_v-cycle at q5), but q4's branches 'insample > v && insample < w' "
+        "(to q5) and 'insample > v && insample > w' (to q6) both output otop: without output distinction "
+        "dslc does not claim that the outputs leak.  DiPAut itself says 'Automata is not well-formed' "
+        "(its output-distinction test), not 'not differentially private'.",
+}
+
+
+def agreement(rel: str, dipaut: dict, r) -> tuple[str, str]:
+    """("agree" | "differ" | "unknown", why) of dslc's check_multi result r against
+    DiPAut's recorded verdict on the corpus file rel (its expected.json entry)."""
+    if r.verdict == "unknown":
+        return "unknown", REASONS.get(rel, r.reason)
+    if dipaut["private"]:
+        if r.verdict == "private" and r.d == Fraction(dipaut["d"]):
+            return "agree", ""
+    elif r.verdict == "not-private":
+        detected = KIND[dipaut["detected"]] in r.kinds
+        absent_ok = all((KIND[n] in r.kinds) == found for n, found in dipaut["reported"])
+        if detected and absent_ok:
+            return "agree", ""
+    if r.verdict == "private" and r.d == 0 and "non_input" in rel:
+        said = (f"verdict is 'private, d = {dipaut['d']}' (a valid but larger bound)" if dipaut["private"]
+                else f"verdict 'not differentially private' ({dipaut['detected']}) is wrong")
+        return "differ", NO_INPUT.format(dipaut=said)
+    return "differ", REASONS.get(rel, "UNEXPLAINED")
+
+
+def multi_to_dipaut(m) -> str | None:
+    """A multi-variable automaton (dslc.ir.multi_dipa) as `.dipa` text for DiPAut: its
+    reachable part, states renumbered q1..qK in breadth-first order from the initial one,
+    each state's exclusive transitions as `if … elseif …` (so first-match reading changes
+    nothing), symbols as `o`-names.  None if DiPAut could not read it: a line compares a
+    variable no earlier line stores, or a `true` transition has siblings."""
+    from dslc.ir.dipa import OutKind as K
+    out = m.out_edges()
+    order, index = bfs_order(m)
+    names: dict[str | None, str] = {}
+    lines, stored = [], set()
+    for q in order:
+        if not out[q]:
+            continue
+        s = m.states[q]
+        head = (f"(q{index[q] + 1}{'' if s.is_input else ':non-input'},{_number(s.d)},{_number(s.mu)},"
+                f"{_number(s.d_prime)},{_number(s.mu_prime)})")
+        parts = []
+        for e in out[q]:
+            t = m.transitions[e]
+            if any(lit.var not in stored for lit in t.guard):
+                return None
+            if t.output.kind is K.INSAMPLE:
+                word = "insample"
+            elif t.output.kind is K.INSAMPLE_PRIME:
+                word = "insampleprime"
+            else:
+                word = names.setdefault(t.output.symbol, f"o{len(names)}")
+            body = "".join(f"{v}:= insample" + (", " if i + 1 < len(t.assigns) else "; ")
+                           for i, v in enumerate(sorted(t.assigns)))
+            parts.append((t.guard, f"{body}output {word}; goto q{index[t.target] + 1}"))
+            stored |= t.assigns
+        if len(parts) == 1 and not parts[0][0]:
+            lines.append(f"{head}: {parts[0][1]}")
+        elif any(not g for g, _ in parts):
+            return None
+        else:
+            branches = [f"({' && '.join(f'insample {lit.op} {lit.var}' for lit in g)}) then {b}" for g, b in parts]
+            lines.append(f"{head}: if " + " elseif ".join(branches))
+    return "\n".join(lines) + "\n"

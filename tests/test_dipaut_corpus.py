@@ -8,7 +8,8 @@ into our IR and decided by `dslc.dipa.check.check` and by
 tests/literal_dipa.literal_check; both must give DiPAut's verdict, its d when
 private, and -- when DiPAut rejects -- the condition it detected, and none of
 the conditions it ran before and found absent.  Files outside the model
-(generalised DiPAs, breaches of Definition 3) are skipped with the reason.
+(generalised DiPAs, breaches of Definition 3) are skipped with the reason here;
+tests/test_multivar_corpus.py decides all 58 DiPAut files with several variables.
 Where DiPAut is wrong by the paper's definitions (disagreements.json: two
 faults of DiPAut found by the differential test), we require the paper's
 answer and that DiPAut's recorded one still differs.

@@ -1,0 +1,169 @@
+"""DiP automata with several stored variables (docs/multivariable.md).
+
+A state stores its draw into any set of real variables, and a guard is a
+conjunction of comparisons ``insample >= v`` / ``insample < v`` with any of
+them (the empty conjunction is ``true``).  Parameters (d, μ, d′, μ′) are exact
+multiples of ε, outputs are the single-variable IR's :class:`Output`.
+
+The guards of one state's transitions must be pairwise *exclusive*: for each
+pair some variable ``v`` with ``insample >= v`` in one and ``insample < v`` in
+the other, so that at most one transition is enabled (readers of
+``if … elseif …`` text split the branches into exclusive pieces first,
+``dslc/ir/dipaut_reader.py``).  :func:`problems` lists what breaks this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dslc.ir.dipa import DiPA, Guard, Output, OutKind
+
+GE = ">="
+LT = "<"
+
+
+@dataclass(frozen=True, order=True)
+class Literal:
+    """``insample >= var`` (op ``>=``) or ``insample < var`` (op ``<``)."""
+    var: str
+    op: str
+
+    def __post_init__(self):
+        if self.op not in (GE, LT):
+            raise ValueError(f"comparison {self.op!r}: only >= and < are literals")
+
+    def negated(self) -> "Literal":
+        return Literal(self.var, LT if self.op == GE else GE)
+
+    def __str__(self) -> str:
+        return f"insample {self.op} {self.var}"
+
+
+@dataclass
+class MState:
+    name: str
+    is_input: bool
+    d: Fraction
+    mu: Fraction = Fraction(0)
+    d_prime: Fraction = Fraction(0)
+    mu_prime: Fraction = Fraction(0)
+
+
+@dataclass
+class MTransition:
+    source: int
+    guard: tuple[Literal, ...]          # a conjunction; () is `true`
+    target: int
+    output: Output
+    assigns: frozenset[str] = frozenset()
+    label: str = ""                     # where it came from (e.g. "q3 branch 2")
+
+    def compares(self) -> set[str]:
+        return {lit.var for lit in self.guard}
+
+
+@dataclass
+class MultiDiPA:
+    name: str
+    states: list[MState] = field(default_factory=list)
+    transitions: list[MTransition] = field(default_factory=list)
+    initial: int = 0
+
+    @property
+    def variables(self) -> list[str]:
+        out: set[str] = set()
+        for t in self.transitions:
+            out |= t.assigns | t.compares()
+        return sorted(out)
+
+    def out_edges(self) -> list[list[int]]:
+        edges: list[list[int]] = [[] for _ in self.states]
+        for i, t in enumerate(self.transitions):
+            edges[t.source].append(i)
+        return edges
+
+    def describe(self, i: int) -> str:
+        t = self.transitions[i]
+        guard = " && ".join(map(str, t.guard)) or "true"
+        store = (", " + ", ".join(f"{v} := insample" for v in sorted(t.assigns))) if t.assigns else ""
+        return f"{self.states[t.source].name} --[{guard} / {t.output}{store}]--> {self.states[t.target].name}"
+
+    def is_single_variable_model(self) -> bool:
+        """Inside the LICS 2021 model (Definition 3): at most one variable, at most one
+        literal per guard, non-input states only with guard true."""
+        if len(self.variables) > 1:
+            return False
+        return all(len(t.guard) <= 1 and (not t.guard or self.states[t.source].is_input)
+                   for t in self.transitions)
+
+
+def output_distinction(m: MultiDiPA) -> list[str]:
+    """Where an observer cannot tell a state's transitions apart (Definition 3's output
+    distinction, for transitions split into pieces): two transitions with the same output
+    but a different target or store, or two different real outputs."""
+    out = []
+    for q, edges in enumerate(m.out_edges()):
+        seen: dict[object, tuple] = {}
+        real = set()
+        for i in edges:
+            t = m.transitions[i]
+            key = (t.target, t.assigns)
+            if seen.setdefault(t.output, key) != key:
+                out.append(f"{m.states[q].name}: two transitions output {t.output}")
+            if t.output.is_real:
+                real.add(t.output)
+        if len(real) > 1:
+            out.append(f"{m.states[q].name}: transitions output {' and '.join(sorted(map(str, real)))}")
+    return out
+
+
+def exclusive(g1: tuple[Literal, ...], g2: tuple[Literal, ...]) -> bool:
+    """No sample satisfies both conjunctions, whatever the stored values."""
+    return any(lit.negated() in g2 for lit in g1)
+
+
+def problems(m: MultiDiPA) -> list[str]:
+    """Why ``m`` is not a well-defined automaton of this IR (empty: it is)."""
+    out = []
+    n = len(m.states)
+    if not 0 <= m.initial < n:
+        out.append(f"initial state {m.initial} does not exist")
+    for i, t in enumerate(m.transitions):
+        if not (0 <= t.source < n and 0 <= t.target < n):
+            out.append(f"transition {i} names a state that does not exist")
+        elif any(lit.negated() in t.guard for lit in t.guard):
+            out.append(f"the guard of {m.describe(i)} is contradictory")
+    for q, edges in enumerate(m.out_edges()):
+        for a in range(len(edges)):
+            for b in range(a + 1, len(edges)):
+                if not exclusive(m.transitions[edges[a]].guard, m.transitions[edges[b]].guard):
+                    out.append(f"{m.states[q].name}: the guards of {m.describe(edges[a])} and "
+                               f"{m.describe(edges[b])} are not exclusive")
+    for q, edges in enumerate(m.out_edges()):
+        s = m.states[q]
+        if edges and s.d <= 0:
+            out.append(f"{s.name}: a draw needs a positive d (Lap(μ, 1/(dε)))")
+        if any(m.transitions[i].output.kind is OutKind.INSAMPLE_PRIME for i in edges) and s.d_prime <= 0:
+            out.append(f"{s.name}: insample′ needs a positive d′")
+    return out
+
+
+_LITERAL = {Guard.GE: (Literal("x", GE),), Guard.LT: (Literal("x", LT),), Guard.TRUE: ()}
+
+
+def from_dipa(dipa: DiPA, variable: str = "x") -> MultiDiPA:
+    """A single-variable DiPA (dslc.ir.dipa) in this IR, state and transition numbers kept."""
+    m = MultiDiPA(dipa.name, initial=dipa.initial)
+    for s in dipa.states:
+        m.states.append(MState(s.name, s.is_input, Fraction(s.d), Fraction(s.mu),
+                               Fraction(s.d_prime), Fraction(s.mu_prime)))
+    for i, t in enumerate(dipa.transitions):
+        guard = tuple(Literal(variable, lit.op) for lit in _LITERAL[t.guard])
+        m.transitions.append(MTransition(t.source, guard, t.target, t.output,
+                                         frozenset([variable]) if t.store else frozenset(), f"t{i}"))
+    return m
+
+
+__all__ = ["GE", "LT", "Literal", "MState", "MTransition", "MultiDiPA", "Output", "OutKind",
+           "exclusive", "output_distinction", "problems", "from_dipa"]
