@@ -1,7 +1,7 @@
 """SARIF 2.1.0 output (`dslc check --format sarif`) for code-review tools.
 
-One run per invocation.  ``tool.driver.rules`` lists every registered code
-(including codes registered by other backends), ``results`` one result per
+One run per invocation.  ``tool.driver.rules`` lists the codes its results
+use (a log without results has no rule), in order of code; ``results`` one result per
 diagnostic with its primary location and a ``relatedLocations`` entry per
 secondary label.  Regions are 1-based; columns are counted in UTF-16 code
 units (``run.columnKind``), as the web viewers of SARIF expect, and the end
@@ -27,7 +27,6 @@ from dslc.results import FileResult
 from dslc.source import SourceFile, Span
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = codes.DOCS_URL.split("#")[0]
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 SRCROOT = "%SRCROOT%"
 
@@ -44,7 +43,6 @@ def _rule(info: codes.CodeInfo) -> dict:
         "name": info.title,
         "shortDescription": {"text": info.summary},
         "fullDescription": {"text": info.explanation or info.summary},
-        "helpUri": info.url,
         "help": {"text": info.explanation or info.summary},
         "defaultConfiguration": {"level": _default_level(info.code)},
     }
@@ -94,9 +92,11 @@ def _text(d: Diagnostic) -> str:
 
 
 def sarif_log(files: list[FileResult]) -> dict:
-    registry = dict(sorted(codes.REGISTRY.items()))
-    rules = [_rule(info) for info in registry.values()]
-    index = {code: i for i, code in enumerate(registry)}
+    used = sorted({d.code or "E000" for f in files for d in f.all_diagnostics})
+    rules = [_rule(codes.REGISTRY[code]) if code in codes.REGISTRY
+             else {"id": code, "defaultConfiguration": {"level": _default_level(code)}}   # unregistered: still a valid rule
+             for code in used]
+    index = {code: i for i, code in enumerate(used)}
     regions = _Regions()
     results = []
     blocks = []
@@ -119,9 +119,6 @@ def sarif_log(files: list[FileResult]) -> dict:
             blocks.append(block)
         for d in f.all_diagnostics:
             code = d.code or "E000"
-            if code not in index:              # a code nobody registered: still a valid rule
-                index[code] = len(rules)
-                rules.append({"id": code, "defaultConfiguration": {"level": _default_level(code)}})
             primary = d.primary
             result = {
                 "ruleId": code,
@@ -146,7 +143,7 @@ def sarif_log(files: list[FileResult]) -> dict:
     cwd = Path(os.getcwd()).as_uri().rstrip("/") + "/"
     run = {
         "tool": {"driver": {"name": "dslc", "version": __version__, "semanticVersion": __version__,
-                            "informationUri": INFORMATION_URI, "rules": rules}},
+                            "rules": rules}},
         "originalUriBaseIds": {SRCROOT: {"uri": cwd}},
         "artifacts": list(artifacts.values()),
         "columnKind": "utf16CodeUnits",
