@@ -7,7 +7,6 @@ a user: unexpected exceptions are reported as internal errors (exit 2).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
@@ -44,9 +43,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with ``only``, the parser of that command alone
     (the other modules are not imported, and their parsers not built: the
     command is already known, so `dslc --help` is the only place they show)."""
+    import argparse
     parser = argparse.ArgumentParser(prog="dslc", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"dslc {__version__}")
+    parser.add_argument("--version", action="version", version=version_line(),
+                        help="show the version and whether the C module is in use, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name, name, help_line in COMMANDS:
         if only is not None and name != only:
@@ -56,7 +57,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         except ImportError:
             continue
         module.add_parser(sub)
+        command = sub.choices.get(name)
+        if command is not None and "--color" not in command._option_string_actions:
+            # every subcommand takes --color (those without coloured output accept and ignore it)
+            command.add_argument("--color", choices=("auto", "always", "never"), default=None,
+                                 help="colour: auto (default; NO_COLOR is honoured), always or never")
     return parser
+
+
+def version_line() -> str:
+    """`dslc --version`: the version and the C module's state (imports
+    nothing heavy: no argparse parsers of the commands, no lark, no rich)."""
+    from dslc import native
+    return f"dslc {__version__} ({native.state()})"
 
 
 def _command_of(argv: list[str]) -> str | None:
@@ -97,16 +110,31 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    if argv[:1] in (["--version"], ["-V"]) and len(argv) == 1:     # fast: no parser is built
+        print(version_line())
+        return 0
     command = _command_of(argv)
     parser = build_parser(only=command) if command is not None else build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # an unknown flag after a subcommand: that subcommand's usage, not the top-level one
+            sub = _subparsers(parser).get(getattr(args, "command", None) or "")
+            (sub or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:        # argparse: usage errors exit 2, --help/--version 0
         return int(exc.code or 0)
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
     return int(args.func(args) or 0)
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 class OutputError(Exception):

@@ -34,3 +34,22 @@ def _load():
 
 
 module = _load()
+
+
+def state() -> str:
+    """The C module's state in a few words (`dslc --version`, `dslc check -v`)."""
+    if module is not None:
+        return "C module: in use"
+    if os.environ.get("DSLC_NATIVE") == "0":
+        return "C module: off, DSLC_NATIVE=0"
+    try:
+        from dslc import _native  # noqa: F401
+    except ImportError:
+        return "C module: not built, the slower Python loops run; install with a C compiler to build it"
+    return ("C module: out of date, built from another _native.c, the Python loops run; "
+            "rebuild it with `python setup.py build_ext --inplace`")
+
+
+def state_note() -> str | None:
+    """The note shown when the C module is not used, or None when it is."""
+    return None if module is not None else state()

@@ -301,7 +301,7 @@ def check_source(source: SourceFile, options: Options | dict | None = None,
     return result
 
 
-def collect_paths(args: list[str]) -> list[tuple[str, str | None]]:
+def collect_paths(args: list[str], accept: Callable[[str, bool], bool] | None = None) -> list[tuple[str, str | None]]:
     """Files as given; folders expanded to their `.dp` files (sorted,
     recursive).  Each entry is ``(path, fault)``: ``fault`` is None for a
     file to read, or the sentence saying why a part of a folder could not be
@@ -314,18 +314,23 @@ def collect_paths(args: list[str]) -> list[tuple[str, str | None]]:
     already listed.  A FIFO or device named `x.dp` is listed and refused by
     :func:`read_source`, never opened.  A folder without any `.dp` file and
     without a fault stays in the list as itself, so that :func:`check_path`
-    reports it."""
+    reports it.
+
+    ``accept(path, is_folder)``, when given, chooses what a walk lists: a
+    folder it refuses is not walked into, a file it refuses is not listed
+    (:mod:`dslc.discovery`: include/exclude patterns, .gitignore); without
+    it, every file ending in `.dp` is listed."""
     out: list[tuple[str, str | None]] = []
     for arg in args:
         if os.path.isdir(arg):
-            found = _walk(arg)
+            found = _walk(arg, accept)
             out.extend(found or [(arg, None)])
         else:
             out.append((arg, None))
     return out
 
 
-def _walk(top: str) -> list[tuple[str, str | None]]:
+def _walk(top: str, accept: Callable[[str, bool], bool] | None = None) -> list[tuple[str, str | None]]:
     """The `.dp` files and the faults under the folder ``top``, sorted by path."""
     import stat
 
@@ -366,6 +371,8 @@ def _walk(top: str) -> list[tuple[str, str | None]]:
             except OSError as exc:
                 found.append((path, f"cannot read {path}: {exc.strerror or exc}"))
                 continue
+            if accept is not None and not accept(path, is_dir):
+                continue
             if is_dir:
                 key = (st.st_dev, st.st_ino)
                 if key in above:
@@ -373,7 +380,7 @@ def _walk(top: str) -> list[tuple[str, str | None]]:
                 elif key not in seen:
                     seen.add(key)
                     below.append((path, above + (key,)))
-            elif entry.name.endswith(".dp"):
+            elif accept is not None or entry.name.endswith(".dp"):
                 found.append((path, None))
         stack.extend(reversed(below))      # walked in order of name (the first of two links wins)
     found.sort(key=lambda item: item[0])
@@ -384,9 +391,15 @@ def check_paths(args: list[str], options: Options | dict | None = None,
                 progress: Callable[[str], None] | None = None) -> list[FileResult]:
     """Check files and folders; each file is isolated like each block, and a
     part of a folder that cannot be read is an error (E004) in the results."""
+    return check_collected(collect_paths(args), options, progress)
+
+
+def check_collected(entries: list[tuple[str, str | None]], options: Options | dict | None = None,
+                    progress: Callable[[str], None] | None = None) -> list[FileResult]:
+    """Check the ``(path, fault)`` entries of :func:`collect_paths`."""
     options = Options.of(options)
     out = []
-    for path, fault in collect_paths(args):
+    for path, fault in entries:
         if fault is not None:
             out.append(FileResult(path, None, diagnostics=[
                 error("E004", fault, SourceFile(path, "").whole(), "cannot be read")
@@ -419,5 +432,5 @@ def _check_one(path: str, options: Options, progress) -> FileResult:
 
 
 __all__ = ["Options", "BlockCompilation", "BlockChecker", "CheckCancelled", "check_block", "check_source",
-           "check_path", "check_paths", "collect_paths", "read_source", "compile_source", "internal_error"]
+           "check_path", "check_paths", "check_collected", "collect_paths", "read_source", "compile_source", "internal_error"]
 

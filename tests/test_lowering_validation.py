@@ -21,6 +21,8 @@ from fractions import Fraction as F
 
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
+
+from tests.sizes import examples
 from hypothesis import strategies as st
 
 from dslc.dipa.interpret import run_program
@@ -82,7 +84,7 @@ ISSUE_9 = [
 ]
 
 
-@settings(max_examples=1500, deadline=None,
+@settings(max_examples=examples(1500, 150), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(programs(), st.lists(st.lists(st.sampled_from(INPUTS), max_size=6), min_size=3, max_size=3),
        st.sampled_from(EPSILONS), st.integers(0, 2**32))

@@ -13,6 +13,8 @@ from array import array
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.sizes import examples
+
 import dslc.dipa.check as checker
 from benchmarks.gen_dipa import random_ill_formed, random_well_formed, svt_chain, sorted_chain
 from tests.dipa_strategies import dipas
@@ -192,7 +194,7 @@ def test_flat_lowering_is_the_same_without_the_native_loops(monkeypatch):
     assert fast[0].start is not None and len(fast[0].src) == fast[0].m > 3000
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300, 30), deadline=None)
 @given(st.text(alphabet=st.sampled_from(["a", "\n", "é", "名", "😀", " ", "\r"]), max_size=60))
 def test_native_line_table_gives_the_python_one(text):
     from dslc.source import SourceFile

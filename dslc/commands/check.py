@@ -18,23 +18,30 @@ from dslc.results import exit_status
 if TYPE_CHECKING:
     from rich.console import Console
 
-FORMATS = ("text", "json", "gcc", "sarif")
+FORMATS = ("text", "concise", "json", "gcc", "sarif", "github", "junit")
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="check every block of .dp files or folders",
                        description="Check every block of the given .dp files (folders are searched "
-                                   "recursively; `-` reads standard input). Exit status: 0 every block "
-                                   "passes; 1 a privacy violation was found; 2 an input could not be "
-                                   "checked; 130 interrupted.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help=".dp file or folder, or - for standard input")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+                                   "recursively, as ruff searches them; `-` reads standard input; no "
+                                   "path: the project of the configuration, or the working folder). "
+                                   "Settings come from [tool.dslc] in pyproject.toml or a dslc.toml; "
+                                   "flags override them. Exit status: 0 every block passes; 1 a privacy "
+                                   "violation was found; 2 an input could not be checked; 130 interrupted.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help=".dp file or folder, or - for standard input")
+    p.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default=None,
+                   help="output format (default: text, or `output-format` of the configuration)")
+    p.add_argument("--output-file", "-o", metavar="FILE", default=None,
+                   help="write the output to FILE instead of standard output")
+    p.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 even when a violation is found (still 2 when an input cannot be checked)")
     p.add_argument("--explain", action="store_true",
                    help="for private DiPA blocks, show the cost of each critical transition")
     p.add_argument("--witness", action="store_true",
                    help="for violations, construct adjacent inputs and show the privacy loss")
     p.add_argument("--epsilon", default=None, help="ε used for witness tables (default: chosen per witness)")
-    p.add_argument("--timeout", type=timeout_arg, default=limits.DEFAULT_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--timeout", type=timeout_arg, default=None, metavar="SECONDS",
                    help="time allowed to each block, every phase included (default 60); a block "
                         "that needs longer gets the verdict unknown (E014)")
     p.add_argument("--max-d", type=max_d_arg, default=None, metavar="D",
@@ -47,13 +54,32 @@ def add_parser(sub) -> None:
                         "when a budget is above the upper bound; 0: no search)")
     p.add_argument("--lower-bound-time", type=seconds_arg, default=None, metavar="SECONDS",
                    help="deprecated: the same as --lower-bound-work SECONDS×333333")
-    p.add_argument("--max-file-size", type=size_arg, default=limits.MAX_FILE_BYTES, metavar="SIZE",
+    p.add_argument("--max-file-size", type=size_arg, default=None, metavar="SIZE",
                    help="largest input file, in bytes or with K, M, G (default 256M; an automaton of "
                         "10^7 states is about 1.3G)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour in text output (NO_COLOR is honoured)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="print only the findings: no progress, no verdict lines, no count")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also print, on standard error, the configuration used and the time of each block")
+    g = p.add_argument_group("file discovery and configuration")
+    g.add_argument("--config", metavar="FILE", default=None,
+                   help="the configuration file (default: dslc.toml or pyproject.toml found above the paths)")
+    g.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    g.add_argument("--exclude", type=_patterns, action="extend", default=None, metavar="PATTERNS",
+                   help="comma-separated glob patterns to leave out (replaces the default list)")
+    g.add_argument("--extend-exclude", type=_patterns, action="extend", default=None, metavar="PATTERNS",
+                   help="comma-separated glob patterns to leave out, in addition to the default list")
+    g.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                   help="skip files that .gitignore files ignore (default: on)")
+    g.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                   help="apply the exclusions to files named on the command line too (default: off)")
+    g.add_argument("--stdin-filename", metavar="PATH", default=None,
+                   help="the name of the file read from standard input, in diagnostics")
     p.set_defaults(func=run)
+
+
+def _patterns(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
 
 
 def timeout_arg(text: str) -> float:
@@ -137,32 +163,5 @@ def styled(color: str, stream) -> bool:
 
 
 def run(args) -> int:
-    # A short-lived process that builds many small objects and no cycles:
-    # the cyclic garbage collector only costs time here (half of it on large
-    # automata), so it is switched off for the run.
-    gc.disable()
-    options = Options(witness=args.witness, epsilon=args.epsilon, timeout=args.timeout,
-                      explain=args.explain, details=args.format in ("json", "sarif"),
-                      max_d=args.max_d, lower_bound_work=args.lower_bound_work,
-                      lower_bound_time=args.lower_bound_time,
-                      max_file_bytes=args.max_file_size)
-    from dslc.commands.progress import progress_display
-    with progress_display(enabled=not args.quiet, what="checking") as show:
-        files = check_paths(args.paths, options, progress=show)
-    fmt = args.format
-    if fmt == "json":
-        from dslc.diagnostics.render.json import render_json
-        sys.stdout.write(render_json(files) + "\n")
-    elif fmt == "gcc":
-        from dslc.diagnostics.render.gcc import render_gcc
-        sys.stdout.write(render_gcc(files))
-    elif fmt == "sarif":
-        from dslc.diagnostics.render.sarif import render_sarif
-        sys.stdout.write(render_sarif(files) + "\n")
-    else:
-        from dslc.diagnostics.render.text import render_results
-        if styled(args.color, sys.stdout):
-            console(args.color).print(render_results(files, explain=args.explain), end="")
-        else:
-            sys.stdout.write(render_results(files, explain=args.explain, styled=False).plain)
-    return exit_status(files)
+    from dslc.commands.check_run import run_check
+    return run_check(args)

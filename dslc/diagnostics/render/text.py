@@ -227,9 +227,11 @@ def render_block_line(block: BlockResult, path: str, styled: bool = True) -> Tex
     return out
 
 
-def render_results(files: list[FileResult], explain: bool = False, styled: bool = True) -> Text:
+def render_results(files: list[FileResult], explain: bool = False, styled: bool = True,
+                   quiet: bool = False) -> Text:
     """Every file's diagnostics and verdicts, and a count; a rich ``Text``,
-    or with ``styled=False`` a :class:`PlainText` (the same characters)."""
+    or with ``styled=False`` a :class:`PlainText` (the same characters).
+    With ``quiet``, the diagnostics alone (`dslc check -q`)."""
     out = new_text(styled)
     counts = {v: 0 for v in Verdict}
     for f in files:
@@ -241,6 +243,8 @@ def render_results(files: list[FileResult], explain: bool = False, styled: bool 
             for diag in block.diagnostics:
                 render_diagnostic(diag, out)
                 out.append("\n")
+            if quiet:
+                continue
             out.append_text(render_block_line(block, f.path, styled))
             if explain and block.cost_labels:
                 upper = block.bounds.get("d_upper", block.details.get("weight", block.d))
@@ -257,6 +261,8 @@ def render_results(files: list[FileResult], explain: bool = False, styled: bool 
                 render_diagnostic(why, out)
             if explain or block.diagnostics:
                 out.append("\n")
+    if quiet:
+        return out
     nblocks = sum(counts.values())
     file_errors = sum(1 for f in files for d in f.diagnostics if d.is_error)
     parts = [f"{counts[Verdict.PRIVATE]} private", f"{counts[Verdict.NOT_PRIVATE]} not private"]
