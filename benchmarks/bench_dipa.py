@@ -96,7 +96,7 @@ def one_cli(gen: str, n: int, folder: Path, repeat: int = 1) -> dict:
     if not path.exists():
         gen_dipa.write_text(gen, n, path)
     size = path.stat().st_size
-    runs = [run_child(dslc_command() + ["check", str(path), "--color", "never", "--quiet",
+    runs = [run_child(dslc_command() + ["check", str(path), "--color", "never",
                                         "--max-file-size", str(max(size + 1, 256 * 2**20))])
             for _ in range(repeat)]
     r = min(runs, key=lambda x: x["seconds"])

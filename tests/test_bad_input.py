@@ -88,7 +88,7 @@ def test_text_format_has_no_traceback_either(tmp_path):
     assert proc.returncode == 2 and "E004" in proc.stdout and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("argv", [[], ["check"], ["check", "--format", "xml", "x.dp"], ["frobnicate"]])
+@pytest.mark.parametrize("argv", [[], ["check", "--no-such-flag"], ["check", "--format", "xml", "x.dp"], ["frobnicate"]])
 def test_usage_errors_exit_2(argv):
     proc = subprocess.run([sys.executable, "-m", "dslc", *argv], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
@@ -111,11 +111,13 @@ def test_deep_parentheses_are_only_parentheses(tmp_path):
     assert status == 0 and out["files"][0]["blocks"][0]["d"] == "3/2"
 
 
-def test_folder_without_dp_files_is_an_error(tmp_path):
+def test_folder_without_dp_files_is_a_warning_not_a_failure(tmp_path):
+    """As ruff does: a folder with nothing to check warns and exits 0."""
     (tmp_path / "notes.txt").write_text("nothing to check")
-    status, out, _ = check_json(tmp_path)
-    assert status == 2
-    assert [d["code"] for d in all_diags(out)] == ["E004"]
+    status, out, err = check_json(tmp_path)
+    assert status == 0
+    assert "no .dp files found" in err
+    assert all_diags(out) == []
 
 
 def test_long_else_if_chain_gets_a_verdict(tmp_path):

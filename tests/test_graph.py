@@ -379,11 +379,3 @@ def test_reads_standard_input():
     assert re.search(r'b0_s0 -->\|"6/7"\| b0_s0', proc.stdout)
 
 
-def test_readme_picture_is_what_the_command_prints():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("```mermaid\n", 1)[1].split("```", 1)[0]
-    shown = [line.strip() for line in block.splitlines() if line.strip()]
-    printed = [line.strip() for line in dslc("graph", "examples/sorted_desc.dp", "--block", "sorted_desc",
-                                             "--format", "mermaid").stdout.splitlines()]
-    assert shown and all(line in printed for line in shown), [x for x in shown if x not in printed]
-    assert [x for x in printed if "linkStyle" in x] == [x for x in shown if "linkStyle" in x]
