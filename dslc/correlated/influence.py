@@ -36,6 +36,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import flint
+
 from dslc import limits
 from dslc.ir.chain import ChainModel
 from dslc.ir import chain_structure as markov
@@ -138,7 +140,7 @@ class ModelTables:
     def _power(self, g: int, target: int):
         """P^g as (kind, matrix, δ, g): exact M^g while M^target stays small."""
         if target * self.bits_per_step + self.k.bit_length() <= BIT_LIMIT:
-            return ("int", _mat_pow_int(self.M, g), 0.0, g)
+            return ("int", markov.mat_pow_int(self.M, g), 0.0, g)
         result = self._identity()
         base = ("float", self.Pf, U / 2, 1)
         while g:
@@ -162,7 +164,7 @@ class ModelTables:
             return X
         d = X[3] + Y[3]
         if X[0] == "int" and Y[0] == "int":
-            C = _mat_mul_int(X[1], Y[1])
+            C = markov.mat_mul_int(X[1], Y[1])
             if max(x.bit_length() for row in C for x in row) <= BIT_LIMIT:
                 return ("int", C, 0.0, d)
             return self._to_float(C, d)
@@ -272,8 +274,8 @@ class ModelTables:
         too large to compute exactly."""
         if max(a, b) * self.bits_per_step > 8 * BIT_LIMIT:
             return None
-        Pa = _mat_pow_int(self.M, a) if a else None
-        Pb = _mat_pow_int(self.M, b) if b else None
+        Pa = markov.mat_pow_int(self.M, a) if a else None
+        Pb = markov.mat_pow_int(self.M, b) if b else None
         best: Fraction | None = Fraction(0) if self.pairs else Fraction(1)
         for (x, y) in self.pairs:
             limits.checkpoint()
@@ -349,7 +351,7 @@ class NodeTables:
         self.powers = [None]
         cur = [[1 if i == j else 0 for j in range(self.k)] for i in range(self.k)]
         for _ in range(1, T):
-            cur = _mat_mul_int(cur, self.M)
+            cur = markov.mat_mul_int(cur, self.M)
             self.powers.append(cur)
         self.pairs = [(x, y) for x in range(self.k) for y in range(self.k) if x != y]
         self._fwd: dict[int, list[float]] = {}
@@ -553,55 +555,24 @@ def _positive_definite(S: list[list[Fraction]], bits: int = PD_BITS) -> bool:
     """A sound test that the symmetric rational matrix S is positive definite
     (True only if it is; False when it is not or cannot be certified).
 
-    Exact elimination over ``Fraction`` makes the numbers explode (minutes for
-    40 states), so S is rounded to the grid 2^-bits: S = S̃ + Δ with
-    |Δ_ij| ≤ 2^-(bits+1), hence ‖Δ‖₂ ≤ ‖Δ‖_F ≤ n·2^-(bits+1) and
-    S ≽ S̃ − n·2^-bits·I.  The integer matrix N = 2^bits·S̃ − n·I is tested
-    exactly: N ≻ 0 (every leading principal minor positive, Sylvester)
-    implies S ≻ 0.  The minors come from fraction-free Gaussian elimination
-    (Bareiss): after step c the pivot is the (c+1)-th leading principal
-    minor, every division is exact, and entries stay minors of N, so their
-    size grows linearly (about n·bits bits)."""
+    Exact rational arithmetic on S itself makes the numbers explode, so S is
+    rounded to the grid 2^-bits: S = S̃ + Δ with |Δ_ij| ≤ 2^-(bits+1), hence
+    ‖Δ‖₂ ≤ ‖Δ‖_F ≤ n·2^-(bits+1) and S ≽ S̃ − n·2^-bits·I.  The integer
+    matrix N = 2^bits·S̃ − n·I is tested exactly: N is symmetric, so its
+    eigenvalues are real, and they are all positive exactly when the
+    coefficients of its characteristic polynomial det(λI − N) are all
+    non-zero and alternate in sign (Descartes' rule of signs; 0 is a root
+    when the constant term is 0).  The polynomial is python-flint's
+    (``fmpz_mat.charpoly``)."""
     n = len(S)
     scale = 1 << bits
-    A = []
+    entries = []
     for x, row in enumerate(S):
         limits.checkpoint()
-        A.append([(2 * v.numerator * scale + v.denominator) // (2 * v.denominator) - (n if x == y else 0)
-                  for y, v in enumerate(row)])
-    prev = 1
-    for c in range(n):
-        limits.checkpoint()
-        piv = A[c][c]
-        if piv <= 0:
-            return False
-        rowc = A[c]
-        for r in range(c + 1, n):
-            rowr = A[r]
-            f = rowr[c]
-            A[r] = [(piv * x - f * y) // prev if j > c else 0 for j, (x, y) in enumerate(zip(rowr, rowc))]
-        prev = piv
-    return True
+        entries.extend((2 * v.numerator * scale + v.denominator) // (2 * v.denominator) - (n if x == y else 0)
+                       for y, v in enumerate(row))
+    coeffs = flint.fmpz_mat(n, n, entries).charpoly().coeffs()   # constant term first, leading 1 last
+    limits.checkpoint()
+    return all(c != 0 and (c > 0) == ((n - i) % 2 == 0) for i, c in enumerate(coeffs))
 
 
-def _mat_mul_int(A: list[list[int]], B: list[list[int]]) -> list[list[int]]:
-    """A·B for integer matrices, checking the time budget once per row."""
-    cols = list(zip(*B))
-    out = []
-    for row in A:
-        limits.checkpoint()
-        out.append([sum(a * b for a, b in zip(row, col)) if any(row) else 0 for col in cols])
-    return out
-
-
-def _mat_pow_int(M: list[list[int]], t: int) -> list[list[int]]:
-    k = len(M)
-    result = [[1 if i == j else 0 for j in range(k)] for i in range(k)]
-    base = M
-    while t:
-        if t & 1:
-            result = _mat_mul_int(result, base)
-        t >>= 1
-        if t:
-            base = _mat_mul_int(base, base)
-    return result

@@ -1,0 +1,85 @@
+"""python-flint's exact linear algebra (dslc.ir.chain_structure and the
+definiteness test of the eigen-gap bound) against literal eliminations
+(tests/test_correlated_reference.py)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dslc.correlated.influence import _positive_definite
+from dslc.ir import chain_structure as markov
+from tests import test_correlated_reference as ref
+
+SETTINGS = settings(max_examples=60, deadline=None)
+
+fractions = st.builds(Fraction, st.integers(-6, 6), st.integers(1, 7))
+
+
+@st.composite
+def chains(draw):
+    """A random transition matrix with zeros (possibly reducible)."""
+    k = draw(st.integers(1, 7))
+    P = []
+    for x in range(k):
+        w = draw(st.lists(st.integers(0, 5), min_size=k, max_size=k))
+        w[draw(st.integers(0, k - 1))] += 1
+        P.append([Fraction(v, sum(w)) for v in w])
+    return P
+
+
+@SETTINGS
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(fractions, min_size=n, max_size=n), min_size=n, max_size=n),
+    st.lists(fractions, min_size=n, max_size=n))))
+def test_solve_equals_gauss_jordan(system):
+    A, b = system
+    got = markov.solve_exact(A, b)
+    assert got == ref.gauss_jordan(A, b)
+    assert got is None or all(type(v) is Fraction for v in got)
+
+
+@SETTINGS
+@given(chains())
+def test_stationary_equals_the_literal_solve(P):
+    pi = markov.stationary(P)
+    closed = markov.closed_classes(P)
+    if len(closed) != 1:
+        assert pi is None
+        return
+    C = sorted(closed[0])
+    n = len(C)
+    A = [[P[C[j]][C[i]] - (1 if i == j else 0) for j in range(n)] for i in range(n)]
+    A[-1] = [Fraction(1)] * n
+    sol = ref.gauss_jordan(A, [Fraction(0)] * (n - 1) + [Fraction(1)])
+    expect = [Fraction(0)] * len(P)
+    for idx, s in zip(C, sol):
+        expect[idx] = s
+    assert pi == expect and sum(pi) == 1
+    assert markov.vec_mat(pi, P) == pi
+
+
+@SETTINGS
+@given(chains(), st.integers(0, 9))
+def test_integer_powers_equal_repeated_products(P, t):
+    M, d = markov.integer_matrix(P)
+    assert markov.mat_pow_int(M, t) == ref.mat_pow(M, t)
+    assert markov.mat_mul_int(M, M) == ref.mat_mul(M, M)
+    assert markov.mat_pow(P, t) == [[Fraction(v, d ** t) for v in row] for row in ref.mat_pow(M, t)]
+
+
+@SETTINGS
+@given(st.integers(1, 6).flatmap(lambda n: st.lists(st.lists(fractions, min_size=n, max_size=n),
+                                                    min_size=n, max_size=n)),
+       st.integers(-3, 3))
+def test_definiteness_equals_sylvester(B, shift):
+    """S = BᵀB + shift·I covers definite, semidefinite and indefinite S."""
+    n = len(B)
+    S = [[sum(B[z][x] * B[z][y] for z in range(n)) + (shift if x == y else 0) for y in range(n)]
+         for x in range(n)]
+    bits = 8
+    N = [[(2 * v.numerator * (1 << bits) + v.denominator) // (2 * v.denominator) - (n if x == y else 0)
+          for y, v in enumerate(row)] for x, row in enumerate(S)]
+    assert _positive_definite(S, bits) == ref.leading_minors_positive(N)
