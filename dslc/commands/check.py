@@ -131,26 +131,44 @@ def run(args) -> int:
     # automata), so it is switched off for the run.
     gc.disable()
     options = Options(witness=args.witness, epsilon=args.epsilon, timeout=args.timeout,
-                      explain=args.explain, details=args.format in ("json", "sarif"),
+                      explain=args.explain, details=args.format == "json",
                       max_d=args.max_d, lower_bound_time=args.lower_bound_time,
                       max_file_bytes=args.max_file_size)
     from dslc.commands.progress import progress_display
     with progress_display(enabled=not args.quiet, what="checking") as show:
         files = check_paths(args.paths, options, progress=show)
+    status = exit_status(files)
+    try:
+        with limits.scope(limits.Deadline(args.timeout)):
+            write = render(files, args)
+    except limits.Cancelled:
+        # Nothing was written: the output is made whole before it is written.
+        print(f"dslc: error: writing the results ({args.format}) did not finish within the time "
+              f"limit of {args.timeout:g} s", file=sys.stderr)
+        print("  help: raise it with --timeout SECONDS", file=sys.stderr)
+        return 1 if status == 1 else 2
+    write()
+    return status
+
+
+def render(files, args):
+    """The output of the run in ``args.format``, made whole under the
+    current time budget (the renderers check it); returns the function that
+    writes it."""
     fmt = args.format
     if fmt == "json":
         from dslc.diagnostics.render.json import render_json
-        sys.stdout.write(render_json(files) + "\n")
+        text = render_json(files) + "\n"
     elif fmt == "gcc":
         from dslc.diagnostics.render.gcc import render_gcc
-        sys.stdout.write(render_gcc(files))
+        text = render_gcc(files)
     elif fmt == "sarif":
         from dslc.diagnostics.render.sarif import render_sarif
-        sys.stdout.write(render_sarif(files) + "\n")
+        text = render_sarif(files) + "\n"
     else:
         from dslc.diagnostics.render.text import render_results
         if styled(args.color, sys.stdout):
-            console(args.color).print(render_results(files, explain=args.explain), end="")
-        else:
-            sys.stdout.write(render_results(files, explain=args.explain, styled=False).plain)
-    return exit_status(files)
+            out = render_results(files, explain=args.explain)
+            return lambda: console(args.color).print(out, end="")
+        text = render_results(files, explain=args.explain, styled=False).plain
+    return lambda: sys.stdout.write(text)
