@@ -9,6 +9,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dslc.correlated import influence
 from dslc.correlated.influence import _positive_definite
 from dslc.ir import chain_structure as markov
 from tests import test_correlated_reference as ref
@@ -83,3 +84,72 @@ def test_definiteness_equals_sylvester(B, shift):
     N = [[(2 * v.numerator * (1 << bits) + v.denominator) // (2 * v.denominator) - (n if x == y else 0)
           for y, v in enumerate(row)] for x, row in enumerate(S)]
     assert _positive_definite(S, bits) == ref.leading_minors_positive(N)
+
+
+class LiteralTables(influence.ModelTables):
+    """The per-distance tables with every ratio compared exactly (dslc's
+    scan before the logarithm filter of `_LogMatrix`)."""
+
+    def _record_exact(self, d, A, lr, pin):
+        fwd, raw = {}, {}
+        for (x, y) in self.pairs:
+            fwd[(x, y)] = influence._log_max_ratio([(A[x][v], A[y][v]) for v in range(self.k)], lr)
+            if pin is not None:
+                px, py = pin[x], pin[y]
+                raw[(x, y)] = influence._log_max_ratio([(A[u][x] * py, A[u][y] * px) for u in self.support], lr)
+            else:
+                raw[(x, y)] = influence._log_max_ratio([(A[u][x], A[u][y]) for u in self.support], lr)
+        self._store(d, fwd, raw, pin)
+
+    def exact_ratio(self, a, b):
+        Pa, Pb = ref.mat_pow(self.M, a), ref.mat_pow(self.M, b)
+        best = Fraction(0) if self.pairs else Fraction(1)
+        for (x, y) in self.pairs:
+            r = Fraction(1)
+            if b:
+                f = influence._max_ratio([(Pb[x][v], Pb[y][v]) for v in range(self.k)])
+                if f is None:
+                    return None
+                r *= f
+            if a:
+                g = influence._max_ratio([(Pa[u][x], Pa[u][y]) for u in self.support])
+                if g is None:
+                    return None
+                if g == 0:
+                    continue
+                if self.stationary:
+                    r *= g * self.model.stationary[y] / self.model.stationary[x]
+                else:
+                    h = influence._max_ratio([(Pa[u][y], Pa[u][x]) for u in self.support])
+                    if h is None:
+                        return None
+                    r *= g * h
+            best = max(best, r)
+        return max(best, Fraction(1))
+
+
+@st.composite
+def models(draw):
+    """A chain whose rows repeat (ties between ratios are common), started
+    in π when π is unique and the draw says so, else in a random q."""
+    P = draw(chains())
+    k = len(P)
+    pool = P[:draw(st.integers(1, k))]
+    P = [list(draw(st.sampled_from(pool))) for _ in range(k)]
+    model = type("Model", (), {})()
+    model.transition = P
+    model.stationary = markov.stationary(P)
+    model.stationary_start = model.stationary is not None and draw(st.booleans())
+    w = draw(st.lists(st.integers(0, 3), min_size=k, max_size=k).filter(any))
+    model.initial = model.stationary if model.stationary_start else [Fraction(v, sum(w)) for v in w]
+    return model
+
+
+@SETTINGS
+@given(models(), st.integers(0, 5), st.integers(0, 5))
+def test_ratio_tables_equal_the_exact_scan(model, a, b):
+    fast, slow = influence.ModelTables(model, cap=100), LiteralTables(model, cap=100)
+    for d in range(1, 6):
+        assert fast.request(d) and slow.request(d)
+        assert fast.F[d] == slow.F[d] and fast.B[d] == slow.B[d]
+    assert fast.exact_ratio(a, b) == slow.exact_ratio(a, b)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from operator import sub
 
 import flint
 
@@ -253,18 +254,23 @@ class ModelTables:
         self.B[d] = B
 
     def _record_exact(self, d: int, A: list[list[int]], lr, pin) -> None:
-        k = self.k
         support = self.support
         fwd, raw = {}, {}
+        rows = _LogMatrix(A)
+        cols = rows.columns(support)
         for (x, y) in self.pairs:
             limits.checkpoint()
             Ax, Ay = A[x], A[y]
-            fwd[(x, y)] = _log_max_ratio([(Ax[v], Ay[v]) for v in range(k)], lr)
-            if pin is not None:
+            c = rows.candidates(x, y)
+            fwd[(x, y)] = INF if c is None else _log_max_ratio([(Ax[v], Ay[v]) for v in c], lr)
+            c = cols.candidates(x, y)
+            if c is None:
+                raw[(x, y)] = INF
+            elif pin is not None:
                 px, py = pin[x], pin[y]
-                raw[(x, y)] = _log_max_ratio([(A[u][x] * py, A[u][y] * px) for u in support], lr)
+                raw[(x, y)] = _log_max_ratio([(A[support[i]][x] * py, A[support[i]][y] * px) for i in c], lr)
             else:
-                raw[(x, y)] = _log_max_ratio([(A[u][x], A[u][y]) for u in support], lr)
+                raw[(x, y)] = _log_max_ratio([(A[support[i]][x], A[support[i]][y]) for i in c], lr)
         self._store(d, fwd, raw, pin)
 
     # -------------------------------------------------------------- exact values
@@ -274,19 +280,24 @@ class ModelTables:
         too large to compute exactly."""
         if max(a, b) * self.bits_per_step > 8 * BIT_LIMIT:
             return None
+        support = self.support
         Pa = markov.mat_pow_int(self.M, a) if a else None
         Pb = markov.mat_pow_int(self.M, b) if b else None
+        rows = _LogMatrix(Pb) if b else None
+        cols = _LogMatrix(Pa).columns(support) if a else None
         best: Fraction | None = Fraction(0) if self.pairs else Fraction(1)
         for (x, y) in self.pairs:
             limits.checkpoint()
             r = Fraction(1)
             if b:
-                f = _max_ratio([(Pb[x][v], Pb[y][v]) for v in range(self.k)])
+                c = rows.candidates(x, y)
+                f = None if c is None else _max_ratio([(Pb[x][v], Pb[y][v]) for v in c])
                 if f is None:
                     return None
                 r *= f
             if a:
-                g = _max_ratio([(Pa[u][x], Pa[u][y]) for u in self.support])
+                c = cols.candidates(x, y)
+                g = None if c is None else _max_ratio([(Pa[support[i]][x], Pa[support[i]][y]) for i in c])
                 if g is None:
                     return None
                 if g == 0:
@@ -294,12 +305,59 @@ class ModelTables:
                 if self.stationary:
                     r *= g * self.model.stationary[y] / self.model.stationary[x]
                 else:
-                    h = _max_ratio([(Pa[u][y], Pa[u][x]) for u in self.support])
+                    c = cols.candidates(y, x)
+                    h = None if c is None else _max_ratio([(Pa[support[i]][y], Pa[support[i]][x]) for i in c])
                     if h is None:
                         return None
                     r *= g * h
             best = max(best, r)
         return max(best, Fraction(1))
+
+
+class _LogMatrix:
+    """Natural logarithms of the entries of a non-negative integer matrix, to
+    find the largest ratio n/m of two of its rows (or columns) without
+    comparing k pairs of large integers exactly.
+
+    ``math.log`` of an integer of b bits is within about b·10⁻¹⁶ of the exact
+    value (a rounded mantissa plus the exponent times log 2), far below
+    ``tol``.  So every index whose exact ratio is the largest has a log-ratio
+    within ``tol`` of the largest computed one, and :meth:`candidates` keeps
+    every such index; the caller's exact scan over the candidates (in their
+    original order) then finds exactly the pair a scan over all indices finds.
+    """
+
+    HUGE = 1e300                         # n > 0 over m = 0 (an infinite ratio)
+
+    def __init__(self, A: list[list[int]] | None, logs=None):
+        if logs is None:
+            log = math.log
+            logs = [[log(v) if v else NEG for v in row] for row in A]
+        self.num = logs                                              # 0 → −∞: skipped
+        self.den = [[v if v != NEG else -1e308 for v in row] for row in logs]   # 0 → −1e308: n/0 = ∞
+        largest = max((v for row in logs for v in row if v != NEG), default=0.0)
+        self.tol = 1e-9 * (1.0 + abs(largest))
+
+    def columns(self, keep: list[int]) -> "_LogMatrix":
+        """The matrix of columns restricted to the rows ``keep`` (in that order)."""
+        num = self.num
+        return _LogMatrix(None, [[num[u][x] for u in keep] for x in range(len(num[0]) if num else 0)])
+
+    def candidates(self, x: int, y: int) -> list[int] | None:
+        """The indices i whose ratio num[x][i]/num[y][i] may be the largest
+        (every index that is, in increasing order; [] when row x is 0), or
+        None when some entry of row x is positive where row y has 0."""
+        diffs = list(map(sub, self.num[x], self.den[y]))
+        top = max(diffs, default=NEG)
+        if top >= self.HUGE:
+            return None
+        if top == NEG:
+            return []
+        i = diffs.index(top)
+        low = top - self.tol
+        if max(diffs[:i], default=NEG) < low and max(diffs[i + 1:], default=NEG) < low:
+            return [i]
+        return [j for j, v in enumerate(diffs) if v >= low]
 
 
 def _log_max_ratio(pairs, lr) -> float:
