@@ -153,3 +153,27 @@ def test_ratio_tables_equal_the_exact_scan(model, a, b):
         assert fast.request(d) and slow.request(d)
         assert fast.F[d] == slow.F[d] and fast.B[d] == slow.B[d]
     assert fast.exact_ratio(a, b) == slow.exact_ratio(a, b)
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([3, 41]))
+def test_eigen_gap_trace_is_the_literal_trace(seed, k):
+    """Above 40 states the certificate is trace(PP* − 1π) = Σ_x π_x(Σ_z P_xz²/π_z − 1),
+    computed literally here; below, μ is at most that trace."""
+    import random
+    rnd = random.Random(seed)
+    P = []
+    for x in range(k):
+        w = [rnd.randint(0, 4) if rnd.random() < 0.4 else 0 for _ in range(k)]
+        w[x] += 1
+        w[(x + 1) % k] += 1
+        P.append([Fraction(v, sum(w)) for v in w])
+    pi = markov.stationary(P)
+    model = type("Model", (), {})()
+    model.stationary, model.transition, model.stationary_start = pi, P, True
+    trace = sum(pi[x] * (sum(P[x][z] ** 2 / pi[z] for z in range(k)) - 1) for x in range(k))
+    gap = influence.EigenGap(model)
+    if k > influence.PD_MAX_STATES:
+        assert gap.certificate == "trace" and gap.mu == max(trace, 0)
+    else:
+        assert gap.mu <= max(trace, 0)

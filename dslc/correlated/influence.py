@@ -355,8 +355,10 @@ class _LogMatrix:
             return []
         i = diffs.index(top)
         low = top - self.tol
-        if max(diffs[:i], default=NEG) < low and max(diffs[i + 1:], default=NEG) < low:
+        diffs[i] = NEG
+        if max(diffs) < low:                 # the only index near the top
             return [i]
+        diffs[i] = top
         return [j for j, v in enumerate(diffs) if v >= low]
 
 
@@ -497,23 +499,30 @@ class EigenGap:
         for p in pi:
             L = L * p.numerator // math.gcd(L, p.numerator)
         C = [L // p.numerator * p.denominator for p in pi]
+        # The definiteness test below needs every entry of S; the trace, all
+        # that larger chains use, only the diagonal.
+        # trace(PP* − 1π) = Σ_x S[x][x]/π_x = Σ_x π_x·T_xx/(d²L) − 1 (Σ π = 1),
+        # with T_xy the integer sums below and π = n/D over a common D.
+        full = 2 < k <= PD_MAX_STATES
+        D = 1
+        for p in pi:
+            D = D * p.denominator // math.gcd(D, p.denominator)
         S = []
+        diagonal = 0
         for x in range(k):
             limits.checkpoint()
             Mx = M[x]
             MC = [Mx[z] * C[z] for z in range(k)]
-            row = []
-            for y in range(k):
-                My = M[y]
-                total = sum(MC[z] * My[z] for z in range(k) if My[z])
-                row.append(pi[x] * pi[y] * (Fraction(total, d * d * L) - 1))
-            S.append(row)
-        trace = sum((S[x][x] / pi[x] for x in range(k)), Fraction(0))
+            if full:
+                S.append([pi[x] * pi[y] * (Fraction(sum(MC[z] * M[y][z] for z in range(k) if M[y][z]),
+                                                    d * d * L) - 1) for y in range(k)])
+            diagonal += pi[x].numerator * (D // pi[x].denominator) * sum(MC[z] * Mx[z] for z in range(k) if Mx[z])
+        trace = Fraction(diagonal, D * d * d * L) - 1
         self.certificate = "trace"
         mu = max(trace, Fraction(0))
         # The eigenvalue estimate is only used with the exact definiteness test
         # (k ≤ PD_MAX_STATES); for larger chains the trace is the certificate.
-        if 2 < k <= PD_MAX_STATES:
+        if full:
             est = _largest_eigenvalue([[float(S[x][y]) / math.sqrt(float(pi[x]) * float(pi[y]))
                                         for y in range(k)] for x in range(k)])
             margin = max(1e-12, abs(est) * 1e-9)

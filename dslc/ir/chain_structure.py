@@ -19,7 +19,10 @@ def support_graph(P: Matrix) -> list[list[int]]:
 
 
 def reachable(P: Matrix, sources) -> set[int]:
-    succ = support_graph(P)
+    return _reach(support_graph(P), sources)
+
+
+def _reach(succ: list[list[int]], sources) -> set[int]:
     seen = set(sources)
     stack = list(seen)
     while stack:
@@ -34,7 +37,8 @@ def reachable(P: Matrix, sources) -> set[int]:
 def classes(P: Matrix) -> list[frozenset[int]]:
     """Communicating classes (strongly connected components), any order."""
     k = len(P)
-    reach = [reachable(P, [i]) for i in range(k)]
+    succ = support_graph(P)
+    reach = [_reach(succ, [i]) for i in range(k)]
     out: list[frozenset[int]] = []
     done: set[int] = set()
     for i in range(k):
