@@ -58,7 +58,7 @@ def best(argv: list[str], out_path: Path, repeat: int) -> tuple[float, float, in
     return min(r[0] for r in runs), min(r[1] for r in runs), runs[0][2], runs[0][3]
 
 
-def formats(sizes: list[int], repeat: int, tmp: Path) -> None:
+def formats(sizes: list[int], repeat: int, tmp: Path, explain_max: int) -> None:
     import gen_dipa
     print(f"load average {os.getloadavg()[0]:.1f}; best of {repeat}")
     print("| generator | states | format | wall (s) | CPU (s) | CPU × text | output (bytes) |")
@@ -69,6 +69,8 @@ def formats(sizes: list[int], repeat: int, tmp: Path) -> None:
             gen_dipa.write_text(gen, n, path)
             text_cpu = None
             for name, extra in FORMATS:
+                if extra and n > explain_max:
+                    continue
                 fmt = name.split()[0]
                 argv = [sys.executable, "-m", "dslc", "check", "-q", "--format", fmt, *extra, str(path)]
                 wall, cpu, _status, size = best(argv, tmp / "out", repeat)
@@ -112,10 +114,12 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", required=True)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600, help="--timeout of each chain check")
+    ap.add_argument("--explain-max", type=int, default=100_000,
+                    help="time `--format json --explain` up to this many states (default 100000)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.what == "formats":
-            formats(args.sizes, args.repeat, Path(tmp))
+            formats(args.sizes, args.repeat, Path(tmp), args.explain_max)
         else:
             chains(args.sizes, args.repeat, Path(tmp), args.timeout)
 

@@ -30,7 +30,8 @@ def add_parser(sub) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help=".dp file or folder, or - for standard input")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--explain", action="store_true",
-                   help="for private DiPA blocks, show the cost of each critical transition")
+                   help="for private DiPA blocks, show the cost of each critical transition (with "
+                        "--format json: list every critical transition, however many)")
     p.add_argument("--witness", action="store_true",
                    help="for violations, construct adjacent inputs and show the privacy loss")
     p.add_argument("--epsilon", default=None, help="ε used for witness tables (default: chosen per witness)")
@@ -130,8 +131,11 @@ def run(args) -> int:
     # the cyclic garbage collector only costs time here (half of it on large
     # automata), so it is switched off for the run.
     gc.disable()
+    # --explain: the cost labels in text, the list of every critical
+    # transition in JSON (each is only made for the format that shows it).
     options = Options(witness=args.witness, epsilon=args.epsilon, timeout=args.timeout,
-                      explain=args.explain, details=args.format == "json",
+                      explain=args.explain and args.format == "text", details=args.format == "json",
+                      critical_list=args.explain and args.format == "json",
                       max_d=args.max_d, lower_bound_time=args.lower_bound_time,
                       max_file_bytes=args.max_file_size)
     from dslc.commands.progress import progress_display

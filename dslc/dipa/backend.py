@@ -27,7 +27,8 @@ from dslc.results import BlockResult, Verdict
 from dslc.syntax import ast
 
 # JSON lists the critical transitions (``details.critical``) of a block with
-# at most this many of them; above, only with --explain (docs/cli.md).
+# at most this many of them; above, only when asked (``Options.critical_list``,
+# `--format json --explain`; docs/cli.md).
 CRITICAL_LIST_MAX = 1000
 
 
@@ -152,13 +153,13 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
             result.details["sensitivity"] = fmt_fraction(dipa.sensitivity)
         # The per-transition lists are presentation for --explain and JSON;
         # they are skipped when the caller asks for neither, and JSON lists
-        # the critical transitions of a large automaton only with --explain
+        # the critical transitions of a large automaton only when asked
         # (its size then stays that of the verdict, not of the automaton).
         if options.explain:
             result.cost_labels = explain_labels(dipa, found)
         if options.details:
             result.details["critical_count"] = len(found.critical)
-            if options.explain or len(found.critical) <= CRITICAL_LIST_MAX:
+            if options.critical_list or len(found.critical) <= CRITICAL_LIST_MAX:
                 result.details["critical"] = critical_json(dipa, found)
     else:
         result.verdict = Verdict.NOT_PRIVATE
