@@ -158,8 +158,9 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
         if options.explain:
             result.cost_labels = explain_labels(dipa, found)
         if options.details:
-            result.details["critical_count"] = len(found.critical)
-            if options.critical_list or len(found.critical) <= CRITICAL_LIST_MAX:
+            count = len(found.critical_scaled)          # without building the Fractions of `critical`
+            result.details["critical_count"] = count
+            if options.critical_list or count <= CRITICAL_LIST_MAX:
                 result.details["critical"] = critical_json(dipa, found)
     else:
         result.verdict = Verdict.NOT_PRIVATE
