@@ -80,14 +80,22 @@ def formats(sizes: list[int], repeat: int, tmp: Path, explain_max: int) -> None:
             path.unlink()
 
 
-def chain_text(k: int, seed: int = 1) -> str:
+def random_chain(k: int, seed: int = 1) -> list[list[Fraction]]:
+    """A k-state transition matrix: every state moves to itself, to the next
+    state and, with probability 0.3, to any other state (weights 0..5);
+    irreducible and aperiodic."""
     rnd = random.Random(seed)
-    rows = []
+    P = []
     for i in range(k):
         w = [rnd.randint(0, 5) if rnd.random() < 0.3 else 0 for _ in range(k)]
         w[i] += 1
         w[(i + 1) % k] += 1
-        rows.append("[" + ", ".join(str(Fraction(x, sum(w))) for x in w) + "]")
+        P.append([Fraction(x, sum(w)) for x in w])
+    return P
+
+
+def chain_text(k: int, seed: int = 1) -> str:
+    rows = ["[" + ", ".join(map(str, row)) + "]" for row in random_chain(k, seed)]
     states = ", ".join(f"s{i}" for i in range(k))
     return (f"chain c{k} {{\n    states = [{states}]\n    initial = stationary\n"
             f"    transition = [{(',' + chr(10) + '                  ').join(rows)}]\n"

@@ -5,6 +5,7 @@ definiteness test of the eigen-gap bound) against literal eliminations
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -160,14 +161,10 @@ def test_ratio_tables_equal_the_exact_scan(model, a, b):
 def test_eigen_gap_trace_is_the_literal_trace(seed, k):
     """Above 40 states the certificate is trace(PP* − 1π) = Σ_x π_x(Σ_z P_xz²/π_z − 1),
     computed literally here; below, μ is at most that trace."""
-    import random
-    rnd = random.Random(seed)
-    P = []
-    for x in range(k):
-        w = [rnd.randint(0, 4) if rnd.random() < 0.4 else 0 for _ in range(k)]
-        w[x] += 1
-        w[(x + 1) % k] += 1
-        P.append([Fraction(v, sum(w)) for v in w])
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_render import random_chain
+    P = random_chain(k, seed)
     pi = markov.stationary(P)
     model = type("Model", (), {})()
     model.stationary, model.transition, model.stationary_start = pi, P, True
