@@ -9,8 +9,8 @@ of growing size.
 `dslc check --format F FILE` for F = text, json, sarif (and json with
 `--explain`, the per-transition list, up to ``--explain-max`` states) in a
 fresh process: the best wall and CPU times of ``--repeat`` runs, the size
-of the output and the ratio of CPU times to the text format.  Target: json and sarif within 1.5× of text at 10^6
-states.
+of the output and the ratio of CPU times to the text format.  Target: json
+and sarif within 1.5× of text at 10^6 states.
 
 ``chains`` writes a random `chain` block of k states (every state moves to
 itself, to the next state and, with probability 0.3, to any other state,
