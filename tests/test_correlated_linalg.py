@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dslc.correlated import influence
-from dslc.correlated.influence import _positive_definite
+from dslc.correlated.influence import INF, NEG, _positive_definite
+from dslc.correlated.numeric import log_ratio_float
 from dslc.ir import chain_structure as markov
 from tests import test_correlated_reference as ref
 
@@ -174,3 +175,43 @@ def test_eigen_gap_trace_is_the_literal_trace(seed, k):
         assert gap.certificate == "trace" and gap.mu == max(trace, 0)
     else:
         assert gap.mu <= max(trace, 0)
+
+
+class LiteralFloatTables(influence.ModelTables):
+    """The binary64 tables with lr taken at every index (before `_Quotients`)."""
+
+    def _record_float(self, d, A, delta):
+        def lr(n, m):
+            v, err = log_ratio_float(n, m, delta)
+            return v + err
+        fwd, raw = {}, {}
+        for (x, y) in self.pairs:
+            best = NEG
+            for v in range(self.k):
+                if A[x][v]:
+                    best = INF if not A[y][v] else max(best, lr(A[x][v], A[y][v]))
+                    if best == INF:
+                        break
+            fwd[(x, y)] = best
+            best = NEG
+            for u in self.support:
+                if A[u][x]:
+                    best = INF if not A[u][y] else max(best, lr(A[u][x], A[u][y]))
+                    if best == INF:
+                        break
+            raw[(x, y)] = best
+        self._store(d, fwd, raw, None)
+
+
+@SETTINGS
+@given(models())
+def test_float_tables_equal_lr_at_every_index(model):
+    """With a tiny BIT_LIMIT every distance past the first uses binary64."""
+    import pytest
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(influence, "BIT_LIMIT", 16)
+        fast, slow = influence.ModelTables(model, cap=10**6), LiteralFloatTables(model, cap=10**6)
+        for d in (1, 2, 3, 5, 9, 40):
+            assert fast.request(d) == slow.request(d)
+            if fast.has(d):
+                assert fast.F[d] == slow.F[d] and fast.B[d] == slow.B[d]

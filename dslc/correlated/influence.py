@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from operator import sub
+from itertools import compress
+from operator import mul, sub, truediv
 
 import flint
 
@@ -177,7 +178,7 @@ class ModelTables:
         C = []
         for row in X[1]:
             limits.checkpoint()
-            C.append([sum(a * b for a, b in zip(row, col)) for col in cols])
+            C.append([sum(map(mul, row, col)) for col in cols])
         if any(0 < x < UNDERFLOW for row in C for x in row):
             return None
         return ("float", C, (1 + X[2]) * (1 + Y[2]) * (1 + self.gamma) - 1, d)
@@ -203,41 +204,25 @@ class ModelTables:
         self._record(d, A, lr)
 
     def _record(self, d: int, A, lr, exact: bool = False) -> None:
-        k = self.k
-        fwd, raw = {}, {}
-        support = self.support
-        # With exact integers and a stationary start, the backward ratio
-        # P^d(u,x)·π(x′) / (P^d(u,x′)·π(x)) is formed as one exact ratio.
-        pin = self.pi_int if (exact and self.stationary) else None
         if exact:
             # Integers: the largest ratio of each pair is found by exact
-            # cross-multiplication and only its logarithm is taken.
-            self._record_exact(d, A, lr, pin)
+            # cross-multiplication and only its logarithm is taken.  With a
+            # stationary start the backward ratio
+            # P^d(u,x)·π(x′) / (P^d(u,x′)·π(x)) is formed as one exact ratio.
+            self._record_exact(d, A, lr, self.pi_int if self.stationary else None)
             return
+        # Floats: lr(n, m) is a non-decreasing function of the rounded
+        # quotient n/m, so the largest lr of a pair is lr at its largest
+        # quotient, found by one division per index (C loops).
+        support = self.support
+        rows = _Quotients(A)
+        cols = _Quotients([[A[u][x] for u in support] for x in range(self.k)])
+        fwd, raw = {}, {}
         for (x, y) in self.pairs:
             limits.checkpoint()
-            best = NEG
-            for v in range(k):
-                if A[x][v] == 0:
-                    continue
-                if A[y][v] == 0:
-                    best = INF
-                    break
-                best = max(best, lr(A[x][v], A[y][v]))
-            fwd[(x, y)] = best
-            best = NEG
-            for u in support:
-                if A[u][x] == 0:
-                    continue
-                if A[u][y] == 0:
-                    best = INF
-                    break
-                if pin is not None:
-                    best = max(best, lr(A[u][x] * pin[y], A[u][y] * pin[x]))
-                else:
-                    best = max(best, lr(A[u][x], A[u][y]))
-            raw[(x, y)] = best
-        self._store(d, fwd, raw, pin)
+            fwd[(x, y)] = rows.log_max(x, y, lr)
+            raw[(x, y)] = cols.log_max(x, y, lr)
+        self._store(d, fwd, raw, None)
 
     def _store(self, d: int, fwd: dict, raw: dict, pin) -> None:
         """The forward and backward log-ratios of distance ``d``, per pair."""
@@ -360,6 +345,26 @@ class _LogMatrix:
             return [i]
         diffs[i] = top
         return [j for j, v in enumerate(diffs) if v >= low]
+
+
+class _Quotients:
+    """Rows of non-negative floats, for the largest quotient of two rows."""
+
+    def __init__(self, rows: list[list[float]]):
+        self.rows = rows
+        self.positive = [frozenset(compress(range(len(row)), row)) for row in rows]
+        self.den = [[v if v else -1.0 for v in row] for row in rows]     # n/0 never the largest
+
+    def log_max(self, x: int, y: int, lr) -> float:
+        """max of lr(rows[x][i], rows[y][i]) over i with rows[x][i] > 0: ∞ when
+        some such rows[y][i] is 0, −∞ when there is no such i."""
+        if not self.positive[x]:
+            return NEG
+        if not self.positive[x] <= self.positive[y]:
+            return INF
+        q = list(map(truediv, self.rows[x], self.den[y]))
+        i = q.index(max(q))
+        return lr(self.rows[x][i], self.rows[y][i])
 
 
 def _log_max_ratio(pairs, lr) -> float:
