@@ -367,9 +367,12 @@ class _Quotients:
         return lr(self.rows[x][i], self.rows[y][i])
 
 
-def _log_max_ratio(pairs, lr) -> float:
+def _log_max_ratio(pairs: list, lr) -> float:
     """Upper bound of log max n/m over pairs of non-negative integers with
     n > 0: ∞ when some such m is 0, −∞ when every n is 0."""
+    if len(pairs) == 1:                 # the usual case after _LogMatrix: no products
+        n, m = pairs[0]
+        return NEG if n == 0 else INF if m == 0 else lr(n, m)
     bn, bm = 0, 1
     for n, m in pairs:
         if n == 0:
