@@ -44,7 +44,8 @@ class Options:
     epsilon: str | None = None         # ε for witness tables (None: chosen per witness)
     timeout: float | None = limits.DEFAULT_TIMEOUT   # seconds per block (None: unbounded)
     explain: bool = True               # the cost labels of critical transitions
-    details: bool = True               # per-transition lists for JSON/SARIF (large automata skip them)
+    details: bool = True               # the facts JSON lists per block ("details")
+    critical_list: bool = False        # JSON lists every critical transition, however many (--explain)
     cancelled: Callable[[], bool] | None = None     # polled by the time budget (language server)
     engine: str = "auto"               # hmm/mdp: "auto", "smt", "dp", "enum" (pruned), "enum-plain" or "probe"
     encoding: str = "improved"         # hmm/mdp SMT encoding: "improved" or "plain"

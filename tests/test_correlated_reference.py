@@ -144,3 +144,52 @@ def chain_text(models, T, eps, k, query="sum", extra="", name="c"):
 def check_text(text: str, path: str = "test.dp"):
     import dslc.correlated.backend  # noqa: F401
     return check_source(SourceFile(path, text))
+
+
+# ---------------------------------------------------------------- linear algebra
+def gauss_jordan(A, b):
+    """Solve A x = b by Gauss–Jordan elimination on Fractions; None when
+    singular (dslc's own elimination before python-flint)."""
+    n = len(A)
+    M = [[Fraction(v) for v in row] + [Fraction(b[i])] for i, row in enumerate(A)]
+    for col in range(n):
+        piv = next((r for r in range(col, n) if M[r][col] != 0), None)
+        if piv is None:
+            return None
+        M[col], M[piv] = M[piv], M[col]
+        inv = 1 / M[col][col]
+        M[col] = [x * inv for x in M[col]]
+        for r in range(n):
+            if r != col and M[r][col] != 0:
+                f = M[r][col]
+                M[r] = [x - f * y for x, y in zip(M[r], M[col])]
+    return [M[r][n] for r in range(n)]
+
+
+def mat_mul(A, B):
+    return [[sum(A[i][z] * B[z][j] for z in range(len(B))) for j in range(len(B[0]))] for i in range(len(A))]
+
+
+def mat_pow(M, t):
+    k = len(M)
+    out = [[1 if i == j else 0 for j in range(k)] for i in range(k)]
+    for _ in range(t):
+        out = mat_mul(out, M)
+    return out
+
+
+def leading_minors_positive(N):
+    """Sylvester's criterion on an integer matrix by fraction-free (Bareiss)
+    elimination: every leading principal minor is positive."""
+    n = len(N)
+    A = [list(row) for row in N]
+    prev = 1
+    for c in range(n):
+        piv = A[c][c]
+        if piv <= 0:
+            return False
+        for r in range(c + 1, n):
+            f = A[r][c]
+            A[r] = [(piv * x - f * y) // prev if j > c else 0 for j, (x, y) in enumerate(zip(A[r], A[c]))]
+        prev = piv
+    return True

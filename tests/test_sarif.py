@@ -16,6 +16,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dslc.diagnostics import codes
 from dslc.diagnostics.model import Diagnostic
@@ -210,3 +212,17 @@ def test_the_validator_rejects_broken_logs(broken):
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", **broken}
     with pytest.raises((AssertionError, KeyError)):
         validate_sarif(log)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab\n\r\t é😀\u2028\x85\f")), max_size=40), st.data())
+def test_regions_equal_the_protocol_positions(text, data):
+    """SARIF's UTF-16 positions, computed from the source's own line table,
+    are the language server's (`PositionEncoder`) on the same text."""
+    from dslc.diagnostics.render.lsp import UTF16, PositionEncoder
+    from dslc.diagnostics.render.sarif import _position
+    source = SourceFile("t.dp", text)
+    enc = PositionEncoder(source.text, UTF16)
+    offset = data.draw(st.integers(0, len(source.text) + 2))
+    p = enc.position(offset)
+    assert _position(source, offset) == (p.line + 1, p.character + 1)

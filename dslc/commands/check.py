@@ -37,7 +37,8 @@ def add_parser(sub) -> None:
     p.add_argument("--exit-zero", action="store_true",
                    help="exit 0 even when a violation is found (still 2 when an input cannot be checked)")
     p.add_argument("--explain", action="store_true",
-                   help="for private DiPA blocks, show the cost of each critical transition")
+                   help="for private DiPA blocks, show the cost of each critical transition (with "
+                        "--format json: list every critical transition, however many)")
     p.add_argument("--witness", action="store_true",
                    help="for violations, construct adjacent inputs and show the privacy loss")
     p.add_argument("--epsilon", default=None, help="ε used for witness tables (default: chosen per witness)")

@@ -9,7 +9,6 @@ chosen format to standard output or ``--output-file``.
 from __future__ import annotations
 
 import gc
-import io
 import os
 import stat
 import sys
@@ -68,7 +67,10 @@ def run_check(args) -> int:
             _say(f"dslc: note: {note}")
     options = Options(witness=args.witness, epsilon=args.epsilon,
                       timeout=args.timeout if args.timeout is not None else config.get("timeout", limits.DEFAULT_TIMEOUT),
-                      explain=args.explain, details=fmt in ("json", "sarif"),
+                      # --explain: the cost labels in text, the list of every critical
+                      # transition in JSON (each is made only for the format that shows it)
+                      explain=args.explain and fmt == "text", details=fmt == "json",
+                      critical_list=args.explain and fmt == "json",
                       max_d=args.max_d if args.max_d is not None else config.get("max-d"),
                       lower_bound_work=(args.lower_bound_work if args.lower_bound_work is not None
                                         else (None if args.lower_bound_time is not None
@@ -130,45 +132,65 @@ def _check_stdin(name: str, discovery, options: Options, progress) -> FileResult
 
 
 def _write(args, files: list[FileResult], fmt: str, color: str, config_error: bool = False) -> int:
-    out = io.StringIO() if args.output_file else sys.stdout
-    quiet = args.quiet
-    if fmt == "json":
-        from dslc.diagnostics.render.json import render_json
-        out.write(render_json(files) + "\n")
-    elif fmt == "gcc":
-        from dslc.diagnostics.render.gcc import render_gcc
-        out.write(render_gcc(files))
-    elif fmt == "sarif":
-        from dslc.diagnostics.render.sarif import render_sarif
-        out.write(render_sarif(files) + "\n")
-    elif fmt == "concise":
-        from dslc.diagnostics.render.ci import render_concise
-        out.write(render_concise(files, quiet=quiet or config_error))
-    elif fmt == "github":
-        from dslc.diagnostics.render.ci import render_github
-        out.write(render_github(files))
-    elif fmt == "junit":
-        from dslc.diagnostics.render.ci import render_junit
-        out.write(render_junit(files))
-    else:
-        from dslc.diagnostics.render.text import render_results
-        quiet = quiet or config_error
-        if files and not args.output_file and styled(color, sys.stdout):
-            console(color).print(render_results(files, explain=args.explain, quiet=quiet), end="")
-        elif files:
-            out.write(render_results(files, explain=args.explain, styled=False, quiet=quiet).plain)
+    """Render ``files`` whole under the time limit (rendering counts against
+    ``--timeout``), then write them to standard output or ``--output-file``."""
+    status = 2 if config_error else exit_status(files)
+    timeout = args.timeout if args.timeout is not None else limits.DEFAULT_TIMEOUT
+    try:
+        with limits.scope(limits.Deadline(timeout)):
+            write = _render(args, files, fmt, color, config_error)
+    except limits.Cancelled:
+        # Nothing was written: the output is made whole before it is written.
+        _say(f"dslc: error: writing the results ({fmt}) did not finish within the time limit of {timeout:g} s")
+        _say("  help: raise it with --timeout SECONDS")
+        return 1 if status == 1 else 2
     if args.output_file:
         try:
             with open(args.output_file, "w", encoding="utf-8") as fh:
-                fh.write(out.getvalue())
+                write(fh)
         except OSError as exc:
             _say(f"dslc: error: cannot write {args.output_file}: {exc.strerror or exc}")
             return 2
+    else:
+        write(sys.stdout)
     if config_error:
         return 2
-    status = exit_status(files)
     if args.exit_zero and status == 1:      # findings do not fail; inputs that could not be checked do
         unchecked = [f for f in files if f.diagnostics and any(d.is_error for d in f.diagnostics)] + \
             [f for f in files for b in f.blocks if b.verdict.value in ("error", "unknown")]
         return 2 if unchecked else 0
     return status
+
+
+def _render(args, files: list[FileResult], fmt: str, color: str, config_error: bool):
+    """The output in ``fmt``, made whole (the renderers check the time
+    budget); returns the function that writes it to a stream."""
+    quiet = args.quiet or config_error
+    if fmt == "json":
+        from dslc.diagnostics.render.json import render_json
+        text = render_json(files) + "\n"
+    elif fmt == "gcc":
+        from dslc.diagnostics.render.gcc import render_gcc
+        text = render_gcc(files)
+    elif fmt == "sarif":
+        from dslc.diagnostics.render.sarif import render_sarif
+        text = render_sarif(files) + "\n"
+    elif fmt == "concise":
+        from dslc.diagnostics.render.ci import render_concise
+        text = render_concise(files, quiet=quiet)
+    elif fmt == "github":
+        from dslc.diagnostics.render.ci import render_github
+        text = render_github(files)
+    elif fmt == "junit":
+        from dslc.diagnostics.render.ci import render_junit
+        text = render_junit(files)
+    else:
+        from dslc.diagnostics.render.text import render_results
+        if not files:
+            text = ""
+        elif not args.output_file and styled(color, sys.stdout):
+            out = render_results(files, explain=args.explain, quiet=quiet)
+            return lambda stream: console(color).print(out, end="")
+        else:
+            text = render_results(files, explain=args.explain, styled=False, quiet=quiet).plain
+    return lambda stream: stream.write(text)

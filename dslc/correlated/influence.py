@@ -35,6 +35,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from itertools import compress
+from operator import mul, sub, truediv
+
+import flint
 
 from dslc import limits
 from dslc.ir.chain import ChainModel
@@ -138,7 +142,7 @@ class ModelTables:
     def _power(self, g: int, target: int):
         """P^g as (kind, matrix, δ, g): exact M^g while M^target stays small."""
         if target * self.bits_per_step + self.k.bit_length() <= BIT_LIMIT:
-            return ("int", _mat_pow_int(self.M, g), 0.0, g)
+            return ("int", markov.mat_pow_int(self.M, g), 0.0, g)
         result = self._identity()
         base = ("float", self.Pf, U / 2, 1)
         while g:
@@ -162,7 +166,7 @@ class ModelTables:
             return X
         d = X[3] + Y[3]
         if X[0] == "int" and Y[0] == "int":
-            C = _mat_mul_int(X[1], Y[1])
+            C = markov.mat_mul_int(X[1], Y[1])
             if max(x.bit_length() for row in C for x in row) <= BIT_LIMIT:
                 return ("int", C, 0.0, d)
             return self._to_float(C, d)
@@ -174,7 +178,7 @@ class ModelTables:
         C = []
         for row in X[1]:
             limits.checkpoint()
-            C.append([sum(a * b for a, b in zip(row, col)) for col in cols])
+            C.append([sum(map(mul, row, col)) for col in cols])
         if any(0 < x < UNDERFLOW for row in C for x in row):
             return None
         return ("float", C, (1 + X[2]) * (1 + Y[2]) * (1 + self.gamma) - 1, d)
@@ -200,41 +204,25 @@ class ModelTables:
         self._record(d, A, lr)
 
     def _record(self, d: int, A, lr, exact: bool = False) -> None:
-        k = self.k
-        fwd, raw = {}, {}
-        support = self.support
-        # With exact integers and a stationary start, the backward ratio
-        # P^d(u,x)·π(x′) / (P^d(u,x′)·π(x)) is formed as one exact ratio.
-        pin = self.pi_int if (exact and self.stationary) else None
         if exact:
             # Integers: the largest ratio of each pair is found by exact
-            # cross-multiplication and only its logarithm is taken.
-            self._record_exact(d, A, lr, pin)
+            # cross-multiplication and only its logarithm is taken.  With a
+            # stationary start the backward ratio
+            # P^d(u,x)·π(x′) / (P^d(u,x′)·π(x)) is formed as one exact ratio.
+            self._record_exact(d, A, lr, self.pi_int if self.stationary else None)
             return
+        # Floats: lr(n, m) is a non-decreasing function of the rounded
+        # quotient n/m, so the largest lr of a pair is lr at its largest
+        # quotient, found by one division per index (C loops).
+        support = self.support
+        rows = _Quotients(A)
+        cols = _Quotients([[A[u][x] for u in support] for x in range(self.k)])
+        fwd, raw = {}, {}
         for (x, y) in self.pairs:
             limits.checkpoint()
-            best = NEG
-            for v in range(k):
-                if A[x][v] == 0:
-                    continue
-                if A[y][v] == 0:
-                    best = INF
-                    break
-                best = max(best, lr(A[x][v], A[y][v]))
-            fwd[(x, y)] = best
-            best = NEG
-            for u in support:
-                if A[u][x] == 0:
-                    continue
-                if A[u][y] == 0:
-                    best = INF
-                    break
-                if pin is not None:
-                    best = max(best, lr(A[u][x] * pin[y], A[u][y] * pin[x]))
-                else:
-                    best = max(best, lr(A[u][x], A[u][y]))
-            raw[(x, y)] = best
-        self._store(d, fwd, raw, pin)
+            fwd[(x, y)] = rows.log_max(x, y, lr)
+            raw[(x, y)] = cols.log_max(x, y, lr)
+        self._store(d, fwd, raw, None)
 
     def _store(self, d: int, fwd: dict, raw: dict, pin) -> None:
         """The forward and backward log-ratios of distance ``d``, per pair."""
@@ -251,18 +239,23 @@ class ModelTables:
         self.B[d] = B
 
     def _record_exact(self, d: int, A: list[list[int]], lr, pin) -> None:
-        k = self.k
         support = self.support
         fwd, raw = {}, {}
+        rows = _LogMatrix(A)
+        cols = rows.columns(support)
         for (x, y) in self.pairs:
             limits.checkpoint()
             Ax, Ay = A[x], A[y]
-            fwd[(x, y)] = _log_max_ratio([(Ax[v], Ay[v]) for v in range(k)], lr)
-            if pin is not None:
+            c = rows.candidates(x, y)
+            fwd[(x, y)] = INF if c is None else _log_max_ratio([(Ax[v], Ay[v]) for v in c], lr)
+            c = cols.candidates(x, y)
+            if c is None:
+                raw[(x, y)] = INF
+            elif pin is not None:
                 px, py = pin[x], pin[y]
-                raw[(x, y)] = _log_max_ratio([(A[u][x] * py, A[u][y] * px) for u in support], lr)
+                raw[(x, y)] = _log_max_ratio([(A[support[i]][x] * py, A[support[i]][y] * px) for i in c], lr)
             else:
-                raw[(x, y)] = _log_max_ratio([(A[u][x], A[u][y]) for u in support], lr)
+                raw[(x, y)] = _log_max_ratio([(A[support[i]][x], A[support[i]][y]) for i in c], lr)
         self._store(d, fwd, raw, pin)
 
     # -------------------------------------------------------------- exact values
@@ -272,19 +265,24 @@ class ModelTables:
         too large to compute exactly."""
         if max(a, b) * self.bits_per_step > 8 * BIT_LIMIT:
             return None
-        Pa = _mat_pow_int(self.M, a) if a else None
-        Pb = _mat_pow_int(self.M, b) if b else None
+        support = self.support
+        Pa = markov.mat_pow_int(self.M, a) if a else None
+        Pb = markov.mat_pow_int(self.M, b) if b else None
+        rows = _LogMatrix(Pb) if b else None
+        cols = _LogMatrix(Pa).columns(support) if a else None
         best: Fraction | None = Fraction(0) if self.pairs else Fraction(1)
         for (x, y) in self.pairs:
             limits.checkpoint()
             r = Fraction(1)
             if b:
-                f = _max_ratio([(Pb[x][v], Pb[y][v]) for v in range(self.k)])
+                c = rows.candidates(x, y)
+                f = None if c is None else _max_ratio([(Pb[x][v], Pb[y][v]) for v in c])
                 if f is None:
                     return None
                 r *= f
             if a:
-                g = _max_ratio([(Pa[u][x], Pa[u][y]) for u in self.support])
+                c = cols.candidates(x, y)
+                g = None if c is None else _max_ratio([(Pa[support[i]][x], Pa[support[i]][y]) for i in c])
                 if g is None:
                     return None
                 if g == 0:
@@ -292,7 +290,8 @@ class ModelTables:
                 if self.stationary:
                     r *= g * self.model.stationary[y] / self.model.stationary[x]
                 else:
-                    h = _max_ratio([(Pa[u][y], Pa[u][x]) for u in self.support])
+                    c = cols.candidates(y, x)
+                    h = None if c is None else _max_ratio([(Pa[support[i]][y], Pa[support[i]][x]) for i in c])
                     if h is None:
                         return None
                     r *= g * h
@@ -300,9 +299,80 @@ class ModelTables:
         return max(best, Fraction(1))
 
 
-def _log_max_ratio(pairs, lr) -> float:
+class _LogMatrix:
+    """Natural logarithms of the entries of a non-negative integer matrix, to
+    find the largest ratio n/m of two of its rows (or columns) without
+    comparing k pairs of large integers exactly.
+
+    ``math.log`` of an integer of b bits is within about b·10⁻¹⁶ of the exact
+    value (a rounded mantissa plus the exponent times log 2), far below
+    ``tol``.  So every index whose exact ratio is the largest has a log-ratio
+    within ``tol`` of the largest computed one, and :meth:`candidates` keeps
+    every such index; the caller's exact scan over the candidates (in their
+    original order) then finds exactly the pair a scan over all indices finds.
+    """
+
+    HUGE = 1e300                         # n > 0 over m = 0 (an infinite ratio)
+
+    def __init__(self, A: list[list[int]] | None, logs=None):
+        if logs is None:
+            log = math.log
+            logs = [[log(v) if v else NEG for v in row] for row in A]
+        self.num = logs                                              # 0 → −∞: skipped
+        self.den = [[v if v != NEG else -1e308 for v in row] for row in logs]   # 0 → −1e308: n/0 = ∞
+        largest = max((v for row in logs for v in row if v != NEG), default=0.0)
+        self.tol = 1e-9 * (1.0 + abs(largest))
+
+    def columns(self, keep: list[int]) -> "_LogMatrix":
+        """The matrix of columns restricted to the rows ``keep`` (in that order)."""
+        num = self.num
+        return _LogMatrix(None, [[num[u][x] for u in keep] for x in range(len(num[0]) if num else 0)])
+
+    def candidates(self, x: int, y: int) -> list[int] | None:
+        """The indices i whose ratio num[x][i]/num[y][i] may be the largest
+        (every index that is, in increasing order; [] when row x is 0), or
+        None when some entry of row x is positive where row y has 0."""
+        diffs = list(map(sub, self.num[x], self.den[y]))
+        top = max(diffs, default=NEG)
+        if top >= self.HUGE:
+            return None
+        if top == NEG:
+            return []
+        i = diffs.index(top)
+        low = top - self.tol
+        diffs[i] = NEG
+        if max(diffs) < low:                 # the only index near the top
+            return [i]
+        diffs[i] = top
+        return [j for j, v in enumerate(diffs) if v >= low]
+
+
+class _Quotients:
+    """Rows of non-negative floats, for the largest quotient of two rows."""
+
+    def __init__(self, rows: list[list[float]]):
+        self.rows = rows
+        self.positive = [frozenset(compress(range(len(row)), row)) for row in rows]
+        self.den = [[v if v else -1.0 for v in row] for row in rows]     # n/0 never the largest
+
+    def log_max(self, x: int, y: int, lr) -> float:
+        """max of lr(rows[x][i], rows[y][i]) over i with rows[x][i] > 0: ∞ when
+        some such rows[y][i] is 0, −∞ when there is no such i."""
+        if not self.positive[x]:
+            return NEG
+        if not self.positive[x] <= self.positive[y]:
+            return INF
+        q = list(map(truediv, self.rows[x], self.den[y]))
+        i = q.index(max(q))
+        return lr(self.rows[x][i], self.rows[y][i])
+
+
+def _log_max_ratio(pairs: list, lr) -> float:
     """Upper bound of log max n/m over pairs of non-negative integers with
     n > 0: ∞ when some such m is 0, −∞ when every n is 0."""
+    if len(pairs) == 1:                 # the usual case after _LogMatrix: no products
+        n, m = pairs[0]
+        return NEG if n == 0 else INF if m == 0 else lr(n, m)
     bn, bm = 0, 1
     for n, m in pairs:
         if n == 0:
@@ -349,7 +419,7 @@ class NodeTables:
         self.powers = [None]
         cur = [[1 if i == j else 0 for j in range(self.k)] for i in range(self.k)]
         for _ in range(1, T):
-            cur = _mat_mul_int(cur, self.M)
+            cur = markov.mat_mul_int(cur, self.M)
             self.powers.append(cur)
         self.pairs = [(x, y) for x in range(self.k) for y in range(self.k) if x != y]
         self._fwd: dict[int, list[float]] = {}
@@ -437,23 +507,30 @@ class EigenGap:
         for p in pi:
             L = L * p.numerator // math.gcd(L, p.numerator)
         C = [L // p.numerator * p.denominator for p in pi]
+        # The definiteness test below needs every entry of S; the trace, all
+        # that larger chains use, only the diagonal.
+        # trace(PP* − 1π) = Σ_x S[x][x]/π_x = Σ_x π_x·T_xx/(d²L) − 1 (Σ π = 1),
+        # with T_xy the integer sums below and π = n/D over a common D.
+        full = 2 < k <= PD_MAX_STATES
+        D = 1
+        for p in pi:
+            D = D * p.denominator // math.gcd(D, p.denominator)
         S = []
+        diagonal = 0
         for x in range(k):
             limits.checkpoint()
             Mx = M[x]
             MC = [Mx[z] * C[z] for z in range(k)]
-            row = []
-            for y in range(k):
-                My = M[y]
-                total = sum(MC[z] * My[z] for z in range(k) if My[z])
-                row.append(pi[x] * pi[y] * (Fraction(total, d * d * L) - 1))
-            S.append(row)
-        trace = sum((S[x][x] / pi[x] for x in range(k)), Fraction(0))
+            if full:
+                S.append([pi[x] * pi[y] * (Fraction(sum(MC[z] * M[y][z] for z in range(k) if M[y][z]),
+                                                    d * d * L) - 1) for y in range(k)])
+            diagonal += pi[x].numerator * (D // pi[x].denominator) * sum(MC[z] * Mx[z] for z in range(k) if Mx[z])
+        trace = Fraction(diagonal, D * d * d * L) - 1
         self.certificate = "trace"
         mu = max(trace, Fraction(0))
         # The eigenvalue estimate is only used with the exact definiteness test
         # (k ≤ PD_MAX_STATES); for larger chains the trace is the certificate.
-        if 2 < k <= PD_MAX_STATES:
+        if full:
             est = _largest_eigenvalue([[float(S[x][y]) / math.sqrt(float(pi[x]) * float(pi[y]))
                                         for y in range(k)] for x in range(k)])
             margin = max(1e-12, abs(est) * 1e-9)
@@ -553,55 +630,24 @@ def _positive_definite(S: list[list[Fraction]], bits: int = PD_BITS) -> bool:
     """A sound test that the symmetric rational matrix S is positive definite
     (True only if it is; False when it is not or cannot be certified).
 
-    Exact elimination over ``Fraction`` makes the numbers explode (minutes for
-    40 states), so S is rounded to the grid 2^-bits: S = S̃ + Δ with
-    |Δ_ij| ≤ 2^-(bits+1), hence ‖Δ‖₂ ≤ ‖Δ‖_F ≤ n·2^-(bits+1) and
-    S ≽ S̃ − n·2^-bits·I.  The integer matrix N = 2^bits·S̃ − n·I is tested
-    exactly: N ≻ 0 (every leading principal minor positive, Sylvester)
-    implies S ≻ 0.  The minors come from fraction-free Gaussian elimination
-    (Bareiss): after step c the pivot is the (c+1)-th leading principal
-    minor, every division is exact, and entries stay minors of N, so their
-    size grows linearly (about n·bits bits)."""
+    Exact rational arithmetic on S itself makes the numbers explode, so S is
+    rounded to the grid 2^-bits: S = S̃ + Δ with |Δ_ij| ≤ 2^-(bits+1), hence
+    ‖Δ‖₂ ≤ ‖Δ‖_F ≤ n·2^-(bits+1) and S ≽ S̃ − n·2^-bits·I.  The integer
+    matrix N = 2^bits·S̃ − n·I is tested exactly: N is symmetric, so its
+    eigenvalues are real, and they are all positive exactly when the
+    coefficients of its characteristic polynomial det(λI − N) are all
+    non-zero and alternate in sign (Descartes' rule of signs; 0 is a root
+    when the constant term is 0).  The polynomial is python-flint's
+    (``fmpz_mat.charpoly``)."""
     n = len(S)
     scale = 1 << bits
-    A = []
+    entries = []
     for x, row in enumerate(S):
         limits.checkpoint()
-        A.append([(2 * v.numerator * scale + v.denominator) // (2 * v.denominator) - (n if x == y else 0)
-                  for y, v in enumerate(row)])
-    prev = 1
-    for c in range(n):
-        limits.checkpoint()
-        piv = A[c][c]
-        if piv <= 0:
-            return False
-        rowc = A[c]
-        for r in range(c + 1, n):
-            rowr = A[r]
-            f = rowr[c]
-            A[r] = [(piv * x - f * y) // prev if j > c else 0 for j, (x, y) in enumerate(zip(rowr, rowc))]
-        prev = piv
-    return True
+        entries.extend((2 * v.numerator * scale + v.denominator) // (2 * v.denominator) - (n if x == y else 0)
+                       for y, v in enumerate(row))
+    coeffs = flint.fmpz_mat(n, n, entries).charpoly().coeffs()   # constant term first, leading 1 last
+    limits.checkpoint()
+    return all(c != 0 and (c > 0) == ((n - i) % 2 == 0) for i, c in enumerate(coeffs))
 
 
-def _mat_mul_int(A: list[list[int]], B: list[list[int]]) -> list[list[int]]:
-    """A·B for integer matrices, checking the time budget once per row."""
-    cols = list(zip(*B))
-    out = []
-    for row in A:
-        limits.checkpoint()
-        out.append([sum(a * b for a, b in zip(row, col)) if any(row) else 0 for col in cols])
-    return out
-
-
-def _mat_pow_int(M: list[list[int]], t: int) -> list[list[int]]:
-    k = len(M)
-    result = [[1 if i == j else 0 for j in range(k)] for i in range(k)]
-    base = M
-    while t:
-        if t & 1:
-            result = _mat_mul_int(result, base)
-        t >>= 1
-        if t:
-            base = _mat_mul_int(base, base)
-    return result

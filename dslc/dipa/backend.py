@@ -26,6 +26,11 @@ from dslc.numbers import fmt_fraction
 from dslc.results import BlockResult, Verdict
 from dslc.syntax import ast
 
+# JSON lists the critical transitions (``details.critical``) of a block with
+# at most this many of them; above, only when asked (``Options.critical_list``,
+# `--format json --explain`; docs/cli.md).
+CRITICAL_LIST_MAX = 1000
+
 
 def lower(block: ast.Block) -> tuple[DiPA | None, list]:
     if isinstance(block, ast.AutomatonBlock):
@@ -148,11 +153,16 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
         if dipa.sensitivity != 1:
             result.details["sensitivity"] = fmt_fraction(dipa.sensitivity)
         # The per-transition lists are presentation for --explain and JSON;
-        # they are skipped when the caller asks for neither (large automata).
+        # they are skipped when the caller asks for neither, and JSON lists
+        # the critical transitions of a large automaton only when asked
+        # (its size then stays that of the verdict, not of the automaton).
         if options.explain:
             result.cost_labels = explain_labels(dipa, found)
         if options.details:
-            result.details["critical"] = critical_json(dipa, found)
+            count = len(found.critical_scaled)          # without building the Fractions of `critical`
+            result.details["critical_count"] = count
+            if options.critical_list or count <= CRITICAL_LIST_MAX:
+                result.details["critical"] = critical_json(dipa, found)
     else:
         result.verdict = Verdict.NOT_PRIVATE
         result.summary = "not differentially private for any d: " + ", ".join(sorted(found.kinds))

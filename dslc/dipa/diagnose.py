@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import compress
 from operator import not_
 
+from dslc import limits
 from dslc.diagnostics.model import Diagnostic, Label, Severity
 from dslc.dipa.check import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH,
                              CheckResult, Violation)
@@ -185,7 +186,9 @@ def explain_labels(dipa: DiPA, result: CheckResult) -> list[Label]:
     """Labels for --explain: every critical transition with its cost."""
     heaviest = set(result.heaviest)
     labels = []
-    for e, cost in result.critical:
+    for i, (e, cost) in enumerate(result.critical):
+        if not i & 1023:
+            limits.checkpoint()
         t = dipa.transitions[e]
         s = dipa.states[t.source]
         if s.is_input:
@@ -208,9 +211,13 @@ def explain_labels(dipa: DiPA, result: CheckResult) -> list[Label]:
 
 
 def critical_json(dipa: DiPA, result: CheckResult) -> list[dict]:
+    """JSON's ``details.critical``: every critical transition with its cost
+    (the block's time budget is checked as it goes)."""
     heaviest = set(result.heaviest)
     out = []
-    for e, cost in result.critical:
+    for i, (e, cost) in enumerate(result.critical):
+        if not i & 1023:
+            limits.checkpoint()
         t = dipa.transitions[e]
         item = {"from": dipa.states[t.source].name, "to": dipa.states[t.target].name,
                 "guard": t.guard.value, "cost": fmt_fraction(cost), "on_heaviest_path": e in heaviest,

@@ -1,12 +1,15 @@
 """Exact facts about one finite Markov chain: reachability, communicating
 classes, period, the stationary distribution (exact rationals), and integer
 matrix powers (P = M/d, so P^t = M^t/d^t and ratios of entries of P^t are
-ratios of integers)."""
+ratios of integers).  Exact linear algebra (solves, products, powers) is
+python-flint's (``fmpq_mat``, ``fmpz_mat``)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd, lcm
+
+import flint
 
 Matrix = list[list[Fraction]]
 
@@ -16,7 +19,10 @@ def support_graph(P: Matrix) -> list[list[int]]:
 
 
 def reachable(P: Matrix, sources) -> set[int]:
-    succ = support_graph(P)
+    return _reach(support_graph(P), sources)
+
+
+def _reach(succ: list[list[int]], sources) -> set[int]:
     seen = set(sources)
     stack = list(seen)
     while stack:
@@ -31,7 +37,8 @@ def reachable(P: Matrix, sources) -> set[int]:
 def classes(P: Matrix) -> list[frozenset[int]]:
     """Communicating classes (strongly connected components), any order."""
     k = len(P)
-    reach = [reachable(P, [i]) for i in range(k)]
+    succ = support_graph(P)
+    reach = [_reach(succ, [i]) for i in range(k)]
     out: list[frozenset[int]] = []
     done: set[int] = set()
     for i in range(k):
@@ -68,26 +75,34 @@ def period(P: Matrix) -> int:
     return abs(g) if g else 0
 
 
+def _fmpq_mat(A: list[list[Fraction]]) -> flint.fmpq_mat:
+    return flint.fmpq_mat(len(A), len(A[0]) if A else 0,
+                          [flint.fmpq(x.numerator, x.denominator) for row in A for x in row])
+
+
+def _fmpz_mat(A: list[list[int]]) -> flint.fmpz_mat:
+    return flint.fmpz_mat(len(A), len(A[0]) if A else 0, [x for row in A for x in row])
+
+
+def _int_rows(A: flint.fmpz_mat) -> list[list[int]]:
+    return [[int(x) for x in row] for row in A.tolist()]
+
+
 def solve_exact(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
-    """Solve A x = b exactly (Gauss–Jordan); None when singular.  The time
-    budget (:func:`dslc.limits.checkpoint`) is checked once per row operation:
-    a 100-state chain takes seconds."""
+    """Solve A x = b exactly (python-flint's rational matrices); None when
+    singular.  The time budget is checked before and after the solve, which
+    takes milliseconds at a few hundred states."""
     from dslc import limits
     n = len(A)
-    M = [list(row) + [b[i]] for i, row in enumerate(A)]
-    for col in range(n):
-        piv = next((r for r in range(col, n) if M[r][col] != 0), None)
-        if piv is None:
-            return None
-        M[col], M[piv] = M[piv], M[col]
-        inv = 1 / M[col][col]
-        M[col] = [x * inv for x in M[col]]
-        for r in range(n):
-            if r != col and M[r][col] != 0:
-                limits.checkpoint()
-                f = M[r][col]
-                M[r] = [x - f * y for x, y in zip(M[r], M[col])]
-    return [M[r][n] for r in range(n)]
+    if n == 0:
+        return []
+    limits.checkpoint()
+    try:
+        x = _fmpq_mat(A).solve(_fmpq_mat([[v] for v in b]))
+    except ZeroDivisionError:
+        return None
+    limits.checkpoint()
+    return [Fraction(int(v.p), int(v.q)) for v in x.entries()]
 
 
 def stationary(P: Matrix) -> list[Fraction] | None:
@@ -121,21 +136,23 @@ def integer_matrix(P: Matrix) -> tuple[list[list[int]], int]:
 
 
 def mat_mul_int(A: list[list[int]], B: list[list[int]]) -> list[list[int]]:
-    cols = list(zip(*B))
-    return [[sum(a * b for a, b in zip(row, col)) if any(row) else 0 for col in cols] for row in A]
+    """A·B for integer matrices (python-flint); the time budget is checked
+    before and after the product."""
+    from dslc import limits
+    limits.checkpoint()
+    C = _int_rows(_fmpz_mat(A) * _fmpz_mat(B))
+    limits.checkpoint()
+    return C
 
 
 def mat_pow_int(M: list[list[int]], t: int) -> list[list[int]]:
-    k = len(M)
-    result = [[1 if i == j else 0 for j in range(k)] for i in range(k)]
-    base = M
-    while t:
-        if t & 1:
-            result = mat_mul_int(result, base)
-        t >>= 1
-        if t:
-            base = mat_mul_int(base, base)
-    return result
+    """M^t for a square integer matrix (python-flint); the time budget is
+    checked before and after."""
+    from dslc import limits
+    limits.checkpoint()
+    C = _int_rows(_fmpz_mat(M) ** t)
+    limits.checkpoint()
+    return C
 
 
 def vec_mat(v: list[Fraction], P: Matrix) -> list[Fraction]:

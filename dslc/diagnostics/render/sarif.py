@@ -17,11 +17,10 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
-from dslc.diagnostics.render.json import json_safe
-from dslc import __version__
+from dslc import __version__, limits
 from dslc.diagnostics import codes
 from dslc.diagnostics.model import Diagnostic, Severity
-from dslc.diagnostics.render.lsp import UTF16, PositionEncoder
+from dslc.diagnostics.render.json import dumps, json_safe
 from dslc.ir.dipa import fmt_fraction
 from dslc.results import FileResult
 from dslc.source import SourceFile, Span
@@ -56,19 +55,23 @@ def _artifact_location(path: str) -> dict:
     return {"uri": quote(p.as_posix()), "uriBaseId": SRCROOT}
 
 
-class _Regions:
-    def __init__(self) -> None:
-        self._encoders: dict[int, PositionEncoder] = {}
+def _position(file: SourceFile, offset: int) -> tuple[int, int]:
+    """1-based line and 1-based column in UTF-16 code units of a character
+    offset (the text's lines end at `\n`: SourceFile normalises CR and CRLF)."""
+    offset = max(0, min(offset, len(file.text)))
+    line, col = file.line_col(offset)
+    prefix = file.text[offset - col + 1:offset]
+    if not prefix.isascii():
+        col = len(prefix.encode("utf-16-le", "surrogatepass")) // 2 + 1
+    return line, col
 
+
+class _Regions:
     def region(self, span: Span) -> dict:
-        key = id(span.file)
-        if key not in self._encoders:
-            self._encoders[key] = PositionEncoder(span.file.text, UTF16)
-        enc = self._encoders[key]
-        start, end = enc.position(span.start), enc.position(max(span.start, span.end))
-        region = {"startLine": start.line + 1, "startColumn": start.character + 1,
-                  "endLine": end.line + 1, "endColumn": end.character + 1}
-        if span.end > span.start and end.line == start.line:
+        (line, col), (end_line, end_col) = (_position(span.file, span.start),
+                                            _position(span.file, max(span.start, span.end)))
+        region = {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col}
+        if span.end > span.start and end_line == line:
             region["snippet"] = {"text": span.text}
         return region
 
@@ -118,6 +121,7 @@ def sarif_log(files: list[FileResult]) -> dict:
                 block["region"] = regions.region(b.span)
             blocks.append(block)
         for d in f.all_diagnostics:
+            limits.checkpoint()
             code = d.code or "E000"
             primary = d.primary
             result = {
@@ -154,4 +158,5 @@ def sarif_log(files: list[FileResult]) -> dict:
 
 
 def render_sarif(files: list[FileResult]) -> str:
-    return json.dumps(json_safe(sarif_log(files)), ensure_ascii=False, indent=2, allow_nan=False)
+    """The SARIF log as compact JSON (:func:`dslc.diagnostics.render.json.dumps`)."""
+    return dumps(sarif_log(files))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dslc import limits
 from dslc.diagnostics.model import Diagnostic, Label, Severity, Verbatim
 from dslc.diagnostics.render.display import cells, visible
 from dslc.results import BlockResult, FileResult, Verdict
@@ -162,7 +163,9 @@ def _render_snippet(labels: list[Label], primary: Label | None, out: Text, sev: 
         by_line.setdefault(lab.span.start_line_col[0], []).append(lab)
     out.append(f"{pad} |\n", STYLE["gutter"])
     previous = None
-    for ln in sorted(by_line):
+    for i, ln in enumerate(sorted(by_line)):
+        if not i & 1023:
+            limits.checkpoint()
         if previous is not None and ln - previous > 1:
             if ln - previous <= 3:
                 for mid in range(previous + 1, ln):
@@ -239,8 +242,10 @@ def render_results(files: list[FileResult], explain: bool = False, styled: bool 
             render_diagnostic(diag, out)
             out.append("\n")
         for block in f.blocks:
+            limits.checkpoint()
             counts[block.verdict] += 1
             for diag in block.diagnostics:
+                limits.checkpoint()
                 render_diagnostic(diag, out)
                 out.append("\n")
             if quiet:
