@@ -247,7 +247,8 @@ def render_results(files: list[FileResult], explain: bool = False, styled: bool 
                 render_diagnostic(Diagnostic("", f"what the calls of `{block.name}` cost (d·share; "
                                                  f"sequential calls add, a group `on disjoint` costs its largest)",
                                              severity=Severity.NOTE, labels=list(block.cost_labels)), out)
-                out.append("\n")
+                if not block.diagnostics:
+                    out.append("\n")
             elif explain and block.cost_labels:
                 upper = block.bounds.get("d_upper", block.details.get("weight", block.d))
                 why = Diagnostic("", f"why d ≤ {upper}: the critical transitions "
