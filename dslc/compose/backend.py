@@ -86,6 +86,7 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
             result.diagnostics.append(diag)
         result.summary = ("not differentially private: a call is not" if result.verdict is Verdict.NOT_PRIVATE
                           else "a call could not be instantiated")
+        _editor_features(ir, result)
         return
     total, b = comp.d, comp.budget
     result.d = total
@@ -113,6 +114,24 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
         result.summary = f"{what} {_budget_where(b)}: the calls cost d = {fmt_fraction(total)}{lower}"
         result.diagnostics.append(_budget_diagnostic(ir, comp))
     result.cost_labels = _cost_labels(ir, comp)
+    _editor_features(ir, result)
+
+
+def _editor_features(ir: rel.ReleaseIR, result: BlockResult) -> None:
+    """Hover on a call's name: the callee, its d and the call's cost; the
+    language server's go-to-definition follows ``definitions`` into the
+    callee's file."""
+    hovers, definitions = [], []
+    for c in ir.calls():
+        where = display_path(c.definition.module.source)
+        text = f"**{c.definition.chunk.keyword}** `{c.callee}` from {where}"
+        if c.d is not None:
+            text += (f"\n\nproven d = {fmt_fraction(c.d / c.share)}; called with {fmt_rate(c.share)}: "
+                     f"costs d·share = {fmt_fraction(c.d)} (lower bound {_lower_text(c)})")
+        hovers.append((c.callee_span, text))
+        definitions.append((c.callee_span, c.definition.span))
+    result.features["hover"] = hovers
+    result.features["definitions"] = definitions
 
 
 def fmt_percent(q) -> str:

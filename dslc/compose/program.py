@@ -61,6 +61,8 @@ class Module:
     _syntax: dict[int, ast.Block | None] = field(default_factory=dict)
     _errors: dict[int, list[Diagnostic]] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)   # checks of calls of this file's blocks (dslc.compose.release)
+    deps: list["Module"] = field(default_factory=list)        # the modules of the files imported by path
+    missing: list[str] = field(default_factory=list)           # imported paths that could not be read
 
     def lookup(self, name: str) -> Definition | None:
         if name in self.local:
@@ -118,6 +120,10 @@ def set_overlay(path: str, text: str | None) -> None:
             _OVERLAY[key] = text
 
 
+def real_path(path: str) -> str:
+    return _real(path)
+
+
 def _real(path: str) -> str:
     try:
         return os.path.realpath(path)
@@ -133,8 +139,8 @@ def module_of(source: SourceFile) -> Module:
 def _load(source: SourceFile, key: str, stack: tuple[str, ...]) -> Module:
     with _LOCK:
         cached = _CACHE.get((key, source.text))
-        if cached is not None:
-            return cached
+    if cached is not None and _current(cached):
+        return cached
     module = Module(source, key)
     module.chunks, _ = split_blocks(source)
     imports = []
@@ -152,6 +158,15 @@ def _load(source: SourceFile, key: str, stack: tuple[str, ...]) -> Module:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[(key, source.text)] = module
     return module
+
+
+def _current(module: Module, depth: int = 0) -> bool:
+    """Whether the files ``module`` imports still hold the text it was resolved with."""
+    for dep in module.deps:
+        source, _ = _read(dep.source.path)
+        if source is None or source.text != dep.source.text or (depth < 32 and not _current(dep, depth + 1)):
+            return False
+    return all(_read(path)[0] is None for path in module.missing)
 
 
 def _read(path: str) -> tuple[SourceFile | None, str | None]:
@@ -196,6 +211,7 @@ def _resolve(module: Module, decl: ast.ImportDecl, stack: tuple[str, ...]) -> No
             return
         source, problem = _read(path)
         if source is None:
+            module.missing.append(path)
             module.diagnostics.append(
                 error("E170", f"cannot import from {decl.origin}: {problem}", decl.origin_span,
                       "this file cannot be read")
@@ -204,6 +220,7 @@ def _resolve(module: Module, decl: ast.ImportDecl, stack: tuple[str, ...]) -> No
             return
         target = _load(source, key, stack)
         module.imported_files.append(key)
+        module.deps.append(target)
         if target.cycle_to & set(stack + (module.key,)):
             module.diagnostics.append(
                 error("E172", f"import cycle: {os.path.basename(module.key)} imports from {decl.origin}, "
