@@ -124,6 +124,17 @@ def real_path(path: str) -> str:
     return _real(path)
 
 
+def _canonical(real: str) -> str:
+    """The path an imported file is read under, whoever imports it: relative
+    to the working folder when it lies below it (reports stay the same on any
+    machine), else absolute."""
+    try:
+        rel = os.path.relpath(real)
+    except ValueError:                   # another drive (Windows)
+        return real
+    return real if rel.startswith("..") else rel
+
+
 def _real(path: str) -> str:
     try:
         return os.path.realpath(path)
@@ -138,7 +149,7 @@ def module_of(source: SourceFile) -> Module:
 
 def _load(source: SourceFile, key: str, stack: tuple[str, ...]) -> Module:
     with _LOCK:
-        cached = _CACHE.get((key, source.text))
+        cached = _CACHE.get((key, source.path, source.text))
     if cached is not None and _current(cached):
         return cached
     module = Module(source, key)
@@ -156,7 +167,7 @@ def _load(source: SourceFile, key: str, stack: tuple[str, ...]) -> Module:
     with _LOCK:
         if len(_CACHE) >= _MAX_CACHE:
             _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[(key, source.text)] = module
+        _CACHE[(key, source.path, source.text)] = module
     return module
 
 
@@ -200,8 +211,8 @@ def _resolve(module: Module, decl: ast.ImportDecl, stack: tuple[str, ...]) -> No
         where = "the standard library"
     else:
         base = os.path.dirname(module.source.path or ".")
-        path = os.path.normpath(os.path.join(base, decl.origin))
-        key = _real(path)
+        key = _real(os.path.join(base, decl.origin))
+        path = _canonical(key)
         if key in stack:
             chain = " → ".join(os.path.basename(k) for k in stack[stack.index(key):] + (key,))
             module.diagnostics.append(

@@ -35,11 +35,11 @@ from decimal import Decimal
 from fractions import Fraction
 
 from dslc.compose.program import Definition, Module
-from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.model import Diagnostic, error
 from dslc.diagnostics.suggest import name_help
 from dslc.ir.claims import lower_claims
 from dslc.ir.dipa import DiPA
-from dslc.ir.linear import Linear, NotLinear, constant_resolver, evaluate, not_linear_error
+from dslc.ir.linear import constant_resolver, evaluate, evaluate_reported
 from dslc.numbers import fmt_fraction, fmt_rate
 from dslc.source import Span
 from dslc.syntax import ast
@@ -190,13 +190,8 @@ def _lower_call(call: ast.Call, index: int, module: Module, release: str,
 
 
 def _share(call: ast.Call, diags: list[Diagnostic]) -> Fraction | None:
-    try:
-        value = evaluate(call.share, constant_resolver({}))
-    except NotLinear as exc:
-        diags.append(not_linear_error(exc, "share of ε"))
-        return None
-    except DiagnosticError as exc:
-        diags.extend(exc.diagnostics)
+    value = evaluate_reported(call.share, constant_resolver({}), "share of ε", diags)
+    if value is None:
         return None
     if value.const != 0 or value.input != 0 or value.eps <= 0:
         reason = "it is not a multiple of ε" if value.const != 0 or value.input != 0 else "it is not positive"
@@ -227,16 +222,7 @@ def _check_args(c: CallIR, defn: Definition, diags: list[Diagnostic]) -> None:
                                      else "call it without arguments"))
             diags.append(diag)
             continue
-        try:
-            value = evaluate(arg.value, constant_resolver({}))
-        except NotLinear as exc:
-            diags.append(not_linear_error(exc, f"argument `{arg.name}`"))
-            continue
-        except DiagnosticError as exc:
-            diags.extend(exc.diagnostics)
-            continue
-        if value.input != 0:              # pragma: no cover - read() is refused by the resolver
-            diags.append(error("E175", f"argument `{arg.name}` must be an exact constant", arg.value.span))
+        evaluate_reported(arg.value, constant_resolver({}), f"argument `{arg.name}`", diags)
 
 
 # ------------------------------------------------------------------ instantiation
