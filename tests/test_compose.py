@@ -252,3 +252,22 @@ def test_release_json_contract(capsys):
         ("noisy_answer", "1/8", "1/4", "regions")]
     assert all(F(c["d_lower"]) <= F(c["d"]) for c in block["calls"])
     assert block["budget"]["status"] == "met"
+
+
+@pytest.mark.parametrize("imported,name", [("examples/survey.dp", "survey"), ("examples/chain_power.dp", "household")])
+def test_calls_of_pufferfish_blocks_are_refused(tmp_path, imported, name):
+    """Pufferfish privacy does not compose in general: no cost is added (E177)."""
+    rel = ROOT / imported
+    text = f'import {name} from "{rel}"\nrelease r budget ε {{ {name} with ε/2 }}\n'
+    block = check_text(tmp_path, text).blocks[0]
+    assert block.verdict is Verdict.ERROR
+    (diag,) = block.diagnostics
+    assert diag.code == "E177" and diag.primary.span.text == name
+    assert "Pufferfish" in diag.notes[0]
+
+
+def test_a_release_of_disjoint_groups_costs_its_largest_call(tmp_path):
+    text = ("import above_threshold, noisy_answer from stdlib\n"
+            "release r { on disjoint days { above_threshold with ε; noisy_answer with ε/4 } }\n")
+    block = check_text(tmp_path, text).blocks[0]
+    assert block.d == 1 and block.bounds["calls"][1]["group"] == "days"
