@@ -69,6 +69,9 @@ async def test_imports_definition_hover_and_importers(client: LanguageClient):
     text = stdlib_file.read_text(encoding="utf-8")
     assert locations[0].range.start == pos(text, "above_threshold(T")
 
+    hover = await client.text_document_hover_async(lsp.HoverParams(ident, pos(MAIN, "counted from")))
+    assert hover.contents.value.startswith("**mechanism** `counted` — ✓ private, d ≤ 2")
+    assert "from /tmp/dslc-lsp-compose-test/lib.dp" in hover.contents.value
     hover = await client.text_document_hover_async(lsp.HoverParams(ident, pos(MAIN, "above_threshold(T")))
     assert "**mechanism** `above_threshold` from stdlib/above_threshold.dp" in hover.contents.value
     assert "proven d = 1; called with ε/2: costs d·share = 1/2" in hover.contents.value

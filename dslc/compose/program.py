@@ -288,3 +288,14 @@ def importers_of(path: str) -> set[str]:
                 changed = True
     out.discard(key)
     return out
+
+
+def imported_result(defn: Definition):
+    """The imported block's own check (for the language server's hover),
+    once per module: without the lower bound's search, so it is quick."""
+    key = ("block", defn.chunk.start)
+    if key not in defn.module.memo:
+        from dslc.pipeline import Options, check_block
+        defn.module.memo[key] = check_block(defn.module.source, defn.chunk,
+                                            Options(lower_bound_work=0, timeout=5.0, details=False))
+    return defn.module.memo[key]

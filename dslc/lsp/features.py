@@ -61,7 +61,7 @@ def hover(analysis: Analysis, position: lsp.Position) -> lsp.Hover | None:
     offset = analysis.encoder.offset(position)
     block = analysis.block_at(offset)
     if block is None:
-        return None
+        return _import_hover(analysis, offset)
     hits = _hits(block, offset)
     if not hits:
         return None
@@ -341,6 +341,22 @@ def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location]
         return None
     span = dipa.states[target].name_span
     return [lsp.Location(uri=analysis.uri, range=analysis.encoder.span_range(span))]
+
+
+def _import_hover(analysis: Analysis, offset: int) -> lsp.Hover | None:
+    """A name of an `import` line: the block it brings in, with its verdict and d."""
+    source = analysis.result.source if analysis.result is not None else None
+    if source is None or "import" not in source.text:
+        return None
+    from dslc.compose.program import display_path, imported_result, module_of
+    for d in module_of(source).imports.values():
+        if d.imported_at is not None and _inside(d.imported_at, offset, inclusive_end=True):
+            block = imported_result(d)
+            text = _title(block) + f"\n\nfrom {display_path(d.module.source)}"
+            if block.summary:
+                text += f"\n\n{block.summary}"
+            return lsp.Hover(contents=_md(text), range=analysis.encoder.span_range(d.imported_at))
+    return None
 
 
 def _program_definition(analysis: Analysis, block: BlockResult | None, offset: int) -> list[lsp.Location] | None:
