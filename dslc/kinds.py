@@ -39,6 +39,12 @@ KINDS: dict[str, BlockKind] = {k.keyword: k for k in (
               "a Markov decision process, checked for Pufferfish privacy up to a horizon"),
     BlockKind("chain", "chain_block", "dslc.correlated.backend", "correlated",
               "a Markov chain of correlated data, calibrated for Pufferfish privacy"),
+    # programs of mechanisms (docs/composition.md): an `import` line is read by
+    # dslc.pipeline.check_source as a declaration of the file, not as a block
+    BlockKind("import", "import_block", "dslc.compose.backend", "program",
+              "an import of mechanisms from the standard library or another file"),
+    BlockKind("release", "release_block", "dslc.compose.backend", "program",
+              "a data release: calls of mechanisms with shares of ε, composed against a budget"),
 )}
 
 KEYWORDS: tuple[str, ...] = tuple(KINDS)

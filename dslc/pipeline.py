@@ -123,7 +123,10 @@ class BlockCompilation:
         if block is None:
             return None
         try:
-            return self.kind.module().lower(block)
+            module = self.kind.module()
+            if hasattr(module, "lower_in_file"):      # releases: resolved in their file (dslc/compose)
+                return module.lower_in_file(block, self.source, self.options)
+            return module.lower(block)
         except DiagnosticError as exc:
             return None, exc.diagnostics
 
@@ -282,6 +285,8 @@ def check_source(source: SourceFile, options: Options | dict | None = None,
             error("E006", "this file holds no block to check", source.span(0, 0), "empty file")
             .with_help("start with `automaton NAME { ... }` or `mechanism NAME { ... }`; see examples/"))
     names: dict[str, Chunk] = {}
+    if any(chunk.keyword == "import" for chunk in chunks):
+        chunks = _imports(source, chunks, result)
     for chunk in chunks:
         if options.cancelled is not None and options.cancelled():
             raise CheckCancelled()
@@ -300,6 +305,18 @@ def check_source(source: SourceFile, options: Options | dict | None = None,
             names[chunk.name] = chunk
         result.blocks.append(block_result)
     return result
+
+
+def _imports(source: SourceFile, chunks: list[Chunk], result: FileResult) -> list[Chunk]:
+    """The file's `import` lines resolved (dslc/compose/program.py): their
+    errors are the file's; the other chunks are its blocks."""
+    from dslc.compose.program import module_of
+    module = module_of(source)
+    for chunk in chunks:
+        if chunk.keyword == "import":
+            result.diagnostics.extend(module.syntax_errors(chunk))
+    result.diagnostics.extend(module.diagnostics)
+    return [chunk for chunk in chunks if chunk.keyword != "import"]
 
 
 def collect_paths(args: list[str], accept: Callable[[str, bool], bool] | None = None) -> list[tuple[str, str | None]]:

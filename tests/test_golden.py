@@ -31,6 +31,10 @@ CASES = [
     ("sorted_desc_witness.out", ["examples/sorted_desc.dp", "--witness"]),
     ("noisy_stream_witness.out", ["examples/noisy_stream.dp", "--witness"]),
     ("two_cycle_witness.out", ["tests/golden/two_cycle.dp", "--witness"]),
+    # releases (docs/composition.md): a budget that fits, one that is overspent
+    ("release.out", ["examples/release.dp"]),
+    ("release_overspent.out", ["examples/release_overspent.dp"]),
+    ("release_json.out", ["examples/release.dp", "--format", "json"]),
     ("gcc.out", ["examples/sorted_desc.dp", "examples/svt_star.dp", "tests/golden/dipa_errors.dp",
                  "--format", "gcc"]),
 ]

@@ -40,13 +40,19 @@ def test_json_shape_for_examples_and_errors():
             check_diag(d)
         for b in f["blocks"]:
             assert isinstance(b["name"], str)
-            assert b["kind"] in ("automaton", "mechanism", "hmm", "mdp", "chain")
+            assert b["kind"] in ("automaton", "mechanism", "hmm", "mdp", "chain", "release")
             assert b["verdict"] in ("private", "not-private", "error", "unknown")
             kinds.add(b["verdict"])
             if b["d"] is not None:
                 assert RATIONAL.match(b["d"]) and b["verdict"] == "private"
-            if b["kind"] in ("automaton", "mechanism") and b["verdict"] == "private":
+            if b["kind"] in ("automaton", "mechanism", "release") and b["verdict"] == "private":
                 assert b["d"] is not None
+            if b["kind"] == "release" and b["verdict"] == "private":     # docs/composition.md
+                assert b["d"] == b["d_upper"] and b["calls"]
+                for c in b["calls"]:
+                    assert set(c) == {"callee", "defined_in", "share", "group", "d_callee", "d", "d_lower",
+                                      "tight", "line"}
+                    assert all(RATIONAL.match(c[k]) for k in ("share", "d_callee", "d"))
             if b["verdict"] == "not-private":
                 assert any(d["code"].startswith("DP") for d in b["diagnostics"])
             if b["verdict"] == "error":

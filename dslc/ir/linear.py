@@ -144,3 +144,15 @@ def _rate_error(draw: ast.Draw, reason: str):
 def not_linear_error(exc: NotLinear, what: str):
     return error("E109", f"the {what} is not an exact constant", exc.node.span,
                  exc.reason).with_help("use numbers, fractions and parameters, e.g. `0`, `-1/2`, `T + 1`")
+
+
+def evaluate_reported(expr: ast.Expr, resolve: Resolver, what: str, diags: list) -> Linear | None:
+    """:func:`evaluate`, with a failure appended to ``diags`` as its diagnostics
+    (E109 for a value that is not linear, named by ``what``) and None returned."""
+    try:
+        return evaluate(expr, resolve)
+    except NotLinear as exc:
+        diags.append(not_linear_error(exc, what))
+    except DiagnosticError as exc:
+        diags.extend(exc.diagnostics)
+    return None

@@ -41,7 +41,7 @@ from dslc.diagnostics.suggest import name_help
 from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, SILENT, DiPA, Guard, Output, State,
                           Transition, symbol)
 from dslc.ir.claims import lower_claims
-from dslc.ir.linear import Linear, NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
+from dslc.ir.linear import Linear, NotLinear, constant_resolver, eval_rate, evaluate, evaluate_reported
 from dslc.source import Span
 from dslc.syntax import ast
 
@@ -208,13 +208,8 @@ class Lowerer:
                              .with_help(f"write `{p.name} = 0`; the verdict does not depend on means, "
                                         "so any value gives the same answer"))
                 continue
-            try:
-                value = evaluate(p.default, resolve)
-            except NotLinear as exc:
-                diags.append(not_linear_error(exc, f"value of parameter `{p.name}`"))
-                continue
-            except DiagnosticError as exc:
-                diags.extend(exc.diagnostics)
+            value = evaluate_reported(p.default, resolve, f"value of parameter `{p.name}`", diags)
+            if value is None:
                 continue
             if value.input != 0:                  # pragma: no cover - a read is refused above
                 diags.append(error("E109", f"parameter `{p.name}` must be an exact constant",

@@ -507,7 +507,8 @@ class BlockCache:
 
     @staticmethod
     def _cacheable(block: BlockResult) -> bool:
-        return block.verdict is not Verdict.UNKNOWN and \
+        # a release depends on other blocks and on imported files (dslc/compose): never cached
+        return block.verdict is not Verdict.UNKNOWN and block.kind != "release" and \
             not any(d.code in UNCACHED_CODES for d in block.diagnostics)
 
 

@@ -225,3 +225,6 @@ class Documents:
 
     def get(self, uri: str) -> Document | None:
         return self._docs.get(uri)
+
+    def items(self) -> list[tuple[str, Document]]:
+        return list(self._docs.items())

@@ -61,7 +61,7 @@ def hover(analysis: Analysis, position: lsp.Position) -> lsp.Hover | None:
     offset = analysis.encoder.offset(position)
     block = analysis.block_at(offset)
     if block is None:
-        return None
+        return _import_hover(analysis, offset)
     hits = _hits(block, offset)
     if not hits:
         return None
@@ -312,9 +312,13 @@ def _state_symbols(block: BlockResult, keep: bool = True):
 
 # ------------------------------------------------------------------ definition
 def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location] | None:
-    """Where a state named in an `automaton` block is declared."""
+    """Where a state named in an `automaton` block is declared; where an
+    imported or called mechanism is defined (dslc/compose)."""
     offset = analysis.encoder.offset(position)
     block = analysis.block_at(offset)
+    found = _program_definition(analysis, block, offset)
+    if found is not None:
+        return found
     if block is None:
         return None
     for name in _markov_names(block):
@@ -337,6 +341,46 @@ def definition(analysis: Analysis, position: lsp.Position) -> list[lsp.Location]
         return None
     span = dipa.states[target].name_span
     return [lsp.Location(uri=analysis.uri, range=analysis.encoder.span_range(span))]
+
+
+def _import_hover(analysis: Analysis, offset: int) -> lsp.Hover | None:
+    """A name of an `import` line: the block it brings in, with its verdict and d."""
+    source = analysis.result.source if analysis.result is not None else None
+    if source is None or "import" not in source.text:
+        return None
+    from dslc.compose.program import display_path, imported_result, module_of
+    for d in module_of(source).imports.values():
+        if d.imported_at is not None and _inside(d.imported_at, offset, inclusive_end=True):
+            block = imported_result(d)
+            text = _title(block) + f"\n\nfrom {display_path(d.module.source)}"
+            if block.summary:
+                text += f"\n\n{block.summary}"
+            return lsp.Hover(contents=_md(text), range=analysis.encoder.span_range(d.imported_at))
+    return None
+
+
+def _program_definition(analysis: Analysis, block: BlockResult | None, offset: int) -> list[lsp.Location] | None:
+    """A call's callee in a `release`, or a name of an `import` line: the block it names."""
+    target = None
+    for span, where in (block.features.get("definitions", ()) if block is not None else ()) or ():
+        if _inside(span, offset, inclusive_end=True):
+            target = where
+            break
+    source = analysis.result.source if analysis.result is not None else None
+    if target is None and block is None and source is not None and "import" in source.text:
+        from dslc.compose.program import module_of
+        for d in module_of(source).imports.values():
+            if d.imported_at is not None and _inside(d.imported_at, offset, inclusive_end=True):
+                target = d.span
+                break
+    if target is None:
+        return None
+    from pathlib import Path
+    from dslc.diagnostics.render.lsp import PositionEncoder
+    if target.file is source or target.path == getattr(source, "path", None):
+        return [lsp.Location(uri=analysis.uri, range=analysis.encoder.span_range(target))]
+    encoder = PositionEncoder(target.file.text, analysis.encoder.encoding)
+    return [lsp.Location(uri=Path(target.path).resolve().as_uri(), range=encoder.span_range(target))]
 
 
 # ------------------------------------------------------------------ hmm / mdp names

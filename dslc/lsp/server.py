@@ -531,6 +531,25 @@ class DslcServer(LanguageServer):
             except asyncio.TimeoutError:
                 return None
 
+    def imported_changed(self, uri: str, text: str | None) -> None:
+        """A document changed, opened or closed: imports read its text as the
+        editor holds it, and the open documents that import it are checked
+        again (dslc/compose/program.py)."""
+        from dslc.compose import program
+        from dslc.lsp.documents import uri_to_path
+        doc_path = uri_to_path(uri)
+        program.set_overlay(doc_path, text)
+        importers = program.importers_of(doc_path)
+        if not importers:
+            return
+        for other, doc in list(self.documents.items()):
+            if other == uri or program.real_path(doc.path) not in importers:
+                continue
+            st = self.states.get(other)
+            if st is not None and st.running is None:
+                st.analysis = None          # the text is the same, the result is not
+            self.schedule(other, self.debounce)
+
     def forget(self, uri: str) -> None:
         st = self.states.pop(uri, None)
         if st is not None:
@@ -569,6 +588,7 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
         ls.forget(doc.uri)
         ls.documents.open(doc.uri, doc.text, doc.version)
         ls.schedule(doc.uri, 0)
+        ls.imported_changed(doc.uri, doc.text)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: DslcServer, params: DidChange) -> None:
@@ -577,6 +597,7 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
             log.warning("ignored a change of %s, which is not open", uri)
             return
         ls.schedule(uri, ls.debounce)
+        ls.imported_changed(uri, ls.documents.get(uri).text)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.SaveOptions(include_text=False))
     def did_save(ls: DslcServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -593,6 +614,7 @@ def create_server(debounce: float = DEBOUNCE) -> DslcServer:
         uri = params.text_document.uri
         ls.documents.close(uri)
         ls.forget(uri)
+        ls.imported_changed(uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)

@@ -204,3 +204,47 @@ class MechanismBlock(Block):
     end_span: Span | None = None   # closing brace of the body
     claims: list[Claim] = field(default_factory=list)
     kind = "mechanism"
+
+
+# ------------------------------------------------------------- programs of mechanisms
+# Imports and releases (dslc/compose/, docs/composition.md).
+@dataclass
+class ImportDecl(Block):
+    """`import a, b from stdlib` / `import m from "other.dp"` (``name`` is the first name)."""
+    names: list[tuple[str, Span]] = field(default_factory=list)
+    origin: str = ""                 # "stdlib" or the path as written (without quotes)
+    origin_span: Span | None = None
+    stdlib: bool = False
+    kind = "import"
+
+
+@dataclass
+class CallArg(Node):
+    name: str
+    name_span: Span
+    value: Expr
+
+
+@dataclass
+class Call(Node):
+    """`m(P = 1) with ε/2`: one run of a mechanism with a share of ε."""
+    callee: str
+    callee_span: Span
+    args: list[CallArg]
+    share: Expr
+
+
+@dataclass
+class Disjoint(Node):
+    """`on disjoint parts { calls }`: calls on pairwise disjoint parts of the data."""
+    partition: str
+    partition_span: Span
+    calls: list[Call]
+    keyword_span: Span
+
+
+@dataclass
+class ReleaseBlock(Block):
+    items: list[Call | Disjoint] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    kind = "release"

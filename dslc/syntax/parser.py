@@ -45,6 +45,8 @@ TOKEN_WORDS = {
     "TRUE": "`true`", "IF": "`if`", "ELSE": "`else`", "LOOP": "`loop`", "HALT": "`halt`",
     "BREAK": "`break`", "READ": "`read()`", "TOP": "`⊤`", "TOP_A": "`top`", "BOT": "`⊥`",
     "BUDGET": "`budget`", "SENSITIVITY": "`sensitivity`",
+    "IMPORT": "`import`", "FROM": "`from`", "RELEASE": "`release`", "WITH": "`with`",
+    "DISJOINT": "`disjoint`",
     "BOT_A": "`bot`", "EPS": "`ε`", "EPS_A": "`eps`", "ARROW": "`->`", "ASSIGN": "`:=`",
     "GE": "`>=`", "LE": "`<=`", "LT": "`<`", "GT": "`>`", "PLUS": "`+`", "MINUS": "`-`",
     "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
@@ -327,6 +329,38 @@ class _Builder:
 
     def break_stmt(self, children):
         return ast.Break(self._span(children))
+
+    # ---- programs of mechanisms (imports and releases, dslc/compose/)
+    def import_block(self, children):
+        names = [(str(t), self._tok(t)) for t in children[1:-2] if getattr(t, "type", None) == "NAME"]
+        origin = children[-1]
+        text = str(origin)
+        quoted = origin.type == "STRING"
+        return ast.ImportDecl(self._span(children), names[0][0], names[0][1], names=names,
+                              origin=text[1:-1] if quoted else text, origin_span=self._tok(origin),
+                              stdlib=not quoted)
+
+    def release_block(self, children):
+        name = children[1]
+        items = [c for c in children if isinstance(c, (ast.Call, ast.Disjoint))]
+        return ast.ReleaseBlock(self._span(children), str(name), self._tok(name), items=items,
+                                claims=self._nodes(children, ast.Claim))
+
+    def release_call(self, children):
+        name = children[0]
+        args = next((c for c in children if isinstance(c, list)), [])
+        return ast.Call(self._span(children), str(name), self._tok(name), args, children[-1])
+
+    def call_args(self, children):
+        return self._nodes(children, ast.CallArg)
+
+    def call_arg(self, children):
+        return ast.CallArg(self._span(children), str(children[0]), self._tok(children[0]), children[-1])
+
+    def release_disjoint(self, children):
+        kw, _disjoint, name = children[0], children[1], children[2]
+        return ast.Disjoint(self._span(children), str(name), self._tok(name),
+                            self._nodes(children, ast.Call), self._tok(kw))
 
 
 def _norm_op(tok: Token) -> str:

@@ -22,14 +22,14 @@
   "Syntax table for `dp-mode'.")
 
 (defconst dp-font-lock-keywords
-  `((,(regexp-opt '("automaton" "mechanism" "hmm" "mdp" "chain") 'symbols) . font-lock-keyword-face)
-    ("\\_<\\(?:automaton\\|mechanism\\|hmm\\|mdp\\|chain\\)\\_>[ \t]+\\([A-Za-z_][A-Za-z0-9_]*\\)"
+  `((,(regexp-opt '("automaton" "mechanism" "hmm" "mdp" "chain" "release") 'symbols) . font-lock-keyword-face)
+    ("\\_<\\(?:automaton\\|mechanism\\|hmm\\|mdp\\|chain\\|release\\)\\_>[ \t]+\\([A-Za-z_][A-Za-z0-9_]*\\)"
      1 font-lock-type-face)
     ("\\_<state\\_>[ \t]+\\([A-Za-z_][A-Za-z0-9_]*\\)" 1 font-lock-function-name-face)
     (,(regexp-opt '("state" "input" "noinput" "output" "store" "loop" "if" "else" "break" "halt"
                     "read" "states" "observations" "obs" "actions" "param" "prior" "secret"
                     "protect" "check" "find" "assume" "emits" "initial" "transition" "length"
-                    "query" "method" "model" "budget" "sensitivity")
+                    "query" "method" "model" "budget" "sensitivity" "import" "from" "with" "disjoint")
                   'symbols)
      . font-lock-keyword-face)
     ("\\_<Lap['′]?" . font-lock-builtin-face)

@@ -251,7 +251,14 @@ def render_results(files: list[FileResult], explain: bool = False, styled: bool 
             if quiet:
                 continue
             out.append_text(render_block_line(block, f.path, styled))
-            if explain and block.cost_labels:
+            if block.kind == "release" and block.cost_labels:
+                # a release's costs per call are part of its report (dslc/compose)
+                render_diagnostic(Diagnostic("", f"what the calls of `{block.name}` cost (d·share; "
+                                                 f"sequential calls add, a group `on disjoint` costs its largest)",
+                                             severity=Severity.NOTE, labels=list(block.cost_labels)), out)
+                if not block.diagnostics:
+                    out.append("\n")
+            elif explain and block.cost_labels:
                 upper = block.bounds.get("d_upper", block.details.get("weight", block.d))
                 why = Diagnostic("", f"why d ≤ {upper}: the critical transitions "
                                      f"of `{block.name}` and their costs", severity=Severity.NOTE,

@@ -3,11 +3,12 @@ if exists("b:current_syntax")
   finish
 endif
 
-syn keyword dpBlock automaton mechanism hmm mdp chain nextgroup=dpBlockName skipwhite
+syn keyword dpBlock automaton mechanism hmm mdp chain release nextgroup=dpBlockName skipwhite
 syn match dpBlockName "[A-Za-z_][A-Za-z0-9_]*" contained
 syn keyword dpState state nextgroup=dpStateName skipwhite
 syn match dpStateName "[A-Za-z_][A-Za-z0-9_]*" contained
 syn keyword dpKeyword loop if else break halt output store read
+syn keyword dpKeyword import from with disjoint
 syn keyword dpModifier input noinput
 syn keyword dpDecl budget sensitivity states observations obs actions param prior secret protect check find assume emits initial transition length query method model
 syn match dpLap "\<Lap['′]\?\ze\s*("
