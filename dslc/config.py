@@ -36,6 +36,7 @@ KEYS: dict[str, str] = {
     "force-exclude": "apply the exclusions to files named on the command line too (default false)",
     "timeout": "seconds allowed to each block (default 60)",
     "max-d": "privacy budget d for every DiPA block (an exact number: 1, \"3/2\", 0.75)",
+    "budget": "the budget every `release` of the project must fit (a multiple of ε: \"1ε\", \"ε/2\")",
     "lower-bound-work": "work for the search of a lower bound on d (0: no search)",
     "max-file-size": "largest input file (bytes, or a string such as \"256M\")",
     "output-format": "text, concise, json, gcc, sarif, github or junit",
@@ -126,7 +127,7 @@ def load_config(path: str) -> Config:
             from dslc.diagnostics.suggest import did_you_mean
             diag = error("E190", f"unknown key `{key}` in {header}", where, "not a dslc setting")
             close = did_you_mean(key.replace("_", "-"), list(KEYS)) or (
-                "did you mean `max-d`?" if key in ("budget", "max_d", "maxd") else None)
+                "did you mean `max-d`?" if key in ("max_d", "maxd") else None)
             if close:
                 diag.with_help(close)
             diag.note("the keys are: " + ", ".join(KEYS))
@@ -158,6 +159,12 @@ def _convert(key: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ValueError("expected an exact number such as 1, \"3/2\" or 0.75")
         return _argparse_value(max_d_arg, str(value))
+    if key == "budget":
+        from dslc.compose.project import BudgetConfigError, parse_budget
+        try:
+            return parse_budget(value)
+        except BudgetConfigError as exc:
+            raise ValueError(str(exc)) from None
     if key == "lower-bound-work":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError("expected a whole number of work units such as 40000 (0: no search)")

@@ -1,15 +1,14 @@
-"""The project's budget: `[tool.dslc] budget = "1ε"` in `pyproject.toml`.
+"""The project's budget: `budget = "1ε"` in the configuration
+(`[tool.dslc]` of `pyproject.toml`, or a `dslc.toml`; dslc/config.py).
 
 Every release of the project must fit it (the tighter of it and the
-release's own `budget` applies).  The nearest `pyproject.toml` at or above
-the checked file's folder is read, with the standard library's ``tomllib``;
-a file without the key, or no file, sets no budget.
+release's own `budget` applies).  The configuration `dslc check` would find
+for the checked file is read; one without the key, or none, sets no budget.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -54,47 +53,26 @@ def parse_budget(text: object) -> Fraction:
     return value
 
 
-def find_pyproject(path: str) -> str | None:
-    folder = os.path.dirname(os.path.abspath(path or "."))
-    while True:
-        candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
-def read_budget(pyproject: str) -> ProjectBudget | None:
-    """`[tool.dslc] budget` of one pyproject.toml (None when it has none).
-    Raises :class:`BudgetConfigError` for a bad value or an unreadable file."""
+def project_budget(path: str) -> ProjectBudget | None:
+    """The budget of the project holding ``path`` (None without one): the
+    `budget` key of the configuration that `dslc check` finds for it
+    (`[tool.dslc]` in pyproject.toml or a dslc.toml, docs/cli.md)."""
+    from dslc.config import ConfigError, find_config, load_config
+    found = find_config(os.path.dirname(os.path.abspath(path or ".")))
+    if found is None:
+        return None
     try:
-        st = os.stat(pyproject)
+        st = os.stat(found)
     except OSError as exc:
-        raise BudgetConfigError(f"cannot read {pyproject}: {exc.strerror}") from None
-    return _read_budget(pyproject, st.st_mtime_ns, st.st_size)
+        raise BudgetConfigError(f"cannot read {found}: {exc.strerror}") from None
+    return _budget_of(found, st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=64)
-def _read_budget(pyproject: str, _mtime: int, _size: int) -> ProjectBudget | None:
+def _budget_of(config_path: str, _mtime: int, _size: int) -> ProjectBudget | None:
+    from dslc.config import ConfigError, load_config
     try:
-        with open(pyproject, "rb") as f:
-            data = tomllib.load(f)
-    except OSError as exc:
-        raise BudgetConfigError(f"cannot read {pyproject}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BudgetConfigError(f"{pyproject} is not valid TOML: {exc}") from None
-    tool = data.get("tool", {}).get("dslc", {})
-    if not isinstance(tool, dict) or "budget" not in tool:
-        return None
-    try:
-        return ProjectBudget(parse_budget(tool["budget"]), pyproject)
-    except BudgetConfigError as exc:
-        raise BudgetConfigError(f"{pyproject}: [tool.dslc] budget: {exc}") from None
-
-
-def project_budget(path: str) -> ProjectBudget | None:
-    """The budget of the project holding ``path`` (None without one)."""
-    found = find_pyproject(path)
-    return read_budget(found) if found is not None else None
+        budget = load_config(config_path).get("budget")
+    except ConfigError as exc:
+        raise BudgetConfigError(exc.diagnostic.message) from None
+    return ProjectBudget(budget, config_path) if budget is not None else None
