@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dslc.diagnostics.model import Diagnostic, error
-from dslc.source import SourceFile
+from dslc.source import SourceFile, display_path
 
 CONFIG_NAMES = ("dslc.toml", "pyproject.toml")
 
@@ -86,15 +86,6 @@ def _has_table(path: str) -> bool:
         return False
     return re.search(r"^\s*\[\s*tool\s*\.\s*dslc\s*[\].]", text, re.M) is not None or \
         re.search(r"^\s*tool\s*\.\s*dslc\s*\.", text, re.M) is not None
-
-
-def display_path(path: str) -> str:
-    """``path`` relative to the working folder when it is under it (as ruff prints paths)."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:               # another drive (Windows)
-        return path
-    return path if rel.startswith("..") else rel
 
 
 def load_config(path: str) -> Config:

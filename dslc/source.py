@@ -196,3 +196,14 @@ class Span(NamedTuple):
 
     def __repr__(self) -> str:
         return f"Span({self.start}, {self.end})"
+
+
+def display_path(path: str) -> str:
+    """``path`` relative to the working folder when it is under it (as ruff
+    prints paths), else as it is."""
+    import os
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:               # another drive (Windows)
+        return path
+    return path if rel.startswith("..") else rel

@@ -27,7 +27,8 @@ from dslc.results import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "graph"
-EXAMPLES = sorted((ROOT / "examples").glob("*.dp"))
+# every example with a picture (a `release` composes other blocks and has none: test_release_has_no_picture)
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.dp") if not p.name.startswith("release"))
 HAVE_DOT = shutil.which("dot") is not None
 RED = "#d62728"
 
@@ -379,3 +380,9 @@ def test_reads_standard_input():
     assert re.search(r'b0_s0 -->\|"6/7"\| b0_s0', proc.stdout)
 
 
+
+
+def test_release_has_no_picture():
+    proc = dslc("graph", "examples/release.dp")
+    assert proc.returncode == 2 and "`release` blocks have no picture" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -21,6 +21,9 @@ from dslc.pipeline import Options, check_collected, check_source, read_source
 from dslc.results import FileResult, exit_status
 
 
+RENDER_FLOOR = 2.0       # seconds: the least time the output of a run gets (docs/cli.md, "Limits")
+
+
 def _say(text: str) -> None:
     print(text, file=sys.stderr)
 
@@ -136,6 +139,9 @@ def _write(args, files: list[FileResult], fmt: str, color: str, config_error: bo
     ``--timeout``), then write them to standard output or ``--output-file``."""
     status = 2 if config_error else exit_status(files)
     timeout = args.timeout if args.timeout is not None else limits.DEFAULT_TIMEOUT
+    # the output gets the limit once more, at least RENDER_FLOOR seconds: a tiny
+    # --timeout that makes every block unknown must still print those verdicts
+    timeout = max(timeout, RENDER_FLOOR)
     try:
         with limits.scope(limits.Deadline(timeout)):
             write = _render(args, files, fmt, color, config_error)

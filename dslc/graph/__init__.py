@@ -101,6 +101,10 @@ def block_graph(block: BlockResult, explain: bool = False) -> nx.MultiDiGraph:
         if ir is None:
             raise _no_verdict(block)
         return chain_graph(block, ir)
+    if block.kind == "release":
+        raise NotDrawable("`release` blocks have no picture",
+                          "a release composes other blocks: draw those (`dslc graph FILE --block NAME` on the "
+                          "file that defines each callee)")
     raise NotDrawable(f"`{block.kind}` blocks have no picture")
 
 

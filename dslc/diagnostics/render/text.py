@@ -16,6 +16,7 @@ from dslc import limits
 from dslc.diagnostics.model import Diagnostic, Label, Severity, Verbatim
 from dslc.diagnostics.render.display import cells, visible
 from dslc.results import BlockResult, FileResult, Verdict
+from dslc.source import display_path
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -196,7 +197,7 @@ def _render_snippet(labels: list[Label], primary: Label | None, out: Text, sev: 
     for lab in elsewhere:
         line, col = lab.span.start_line_col
         out.append(f"{pad} = ", STYLE["gutter"])
-        out.append(f"{visible(lab.span.path, one_line=True)}:{line}:{col}: {visible(lab.message)}\n")
+        out.append(f"{visible(display_path(lab.span.path), one_line=True)}:{line}:{col}: {visible(lab.message)}\n")
 
 
 def _source_line(out: Text, file, ln: int, width: int, marks: list[tuple[int, int]]) -> tuple[int, int]:
