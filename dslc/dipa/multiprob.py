@@ -320,9 +320,11 @@ class Loss:
     pr_beta: Probability
     value: Decimal                 # ln Pr_α − ln Pr_β (the computed values)
     lower: Decimal                 # ln(Pr_α − err_α) − ln(Pr_β + err_β), rounded down
+    observable: bool = True        # the outputs determine the path (see observable())
 
     def to_json(self) -> dict:
         return {"epsilon": str(self.epsilon), "loss": float(self.value), "loss_lower": float(self.lower),
+                "observable": self.observable,
                 "pr_alpha": float(self.pr_alpha.probability), "pr_beta": float(self.pr_beta.probability),
                 "inputs_alpha": [None if s.input is None else str(s.input) for s in self.alpha],
                 "inputs_beta": [None if s.input is None else str(s.input) for s in self.beta]}
@@ -341,7 +343,22 @@ def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
     if low_a <= 0 or high_b <= 0 or pa.log_probability is None or pb.log_probability is None:
         return None
     lower = ctx.subtract(ctx.subtract(ctx.ln(low_a), ctx.ln(high_b)), Decimal("1e-40"))
-    return Loss(Fraction(epsilon), alpha, beta, pa, pb, pa.log_probability - pb.log_probability, lower)
+    return Loss(Fraction(epsilon), alpha, beta, pa, pb, pa.log_probability - pb.log_probability, lower,
+                observable(m, alpha))
+
+
+def observable(m: MultiDiPA, steps: list[Step]) -> bool:
+    """Whether the outputs of the path determine it: at every step, no other
+    transition of the state has the same output.  Otherwise (pieces of one
+    first-match branch, split by dslc.ir.dipaut_reader) the loss is one of paths
+    (Definition 5, which the checker decides), and the loss of the output
+    sequence alone may be smaller."""
+    edges = m.out_edges()
+    for s in steps:
+        t = m.transitions[s.transition]
+        if any(i != s.transition and m.transitions[i].output == t.output for i in edges[t.source]):
+            return False
+    return True
 
 
 class WitnessError(AssertionError):
