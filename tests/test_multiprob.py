@@ -199,7 +199,7 @@ def _check_witness(m, w: mp.MultiWitness):
     if not w.found:
         assert w.reason == "no witness found within the work budget" or w.reason.startswith("no path")
         return False
-    mp.check_adjacent(m, w.loss.alpha, w.loss.beta)
+    mp.check_adjacent(m, w.loss.alpha, w.loss.beta, Fraction(1))
     again = mp.loss(m, w.loss.alpha, w.loss.beta, w.loss.epsilon)
     eps = Decimal(w.loss.epsilon.numerator) / Decimal(w.loss.epsilon.denominator)
     assert again is not None and again.lower > 2 * eps
@@ -223,12 +223,15 @@ def test_corpus_witnesses_and_lower_bounds():
         if r.verdict == NOT_PRIVATE:
             for v in r.violations[:1]:
                 total += 1
-                found += _check_witness(m, mp.witness(m, v, work=100_000))
+                w = mp.witness(m, v, work=100_000)
+                if _check_witness(m, w):
+                    found += 1
+                    assert w.loss.observable, f      # the corpus has output distinction
         elif r.verdict == PRIVATE and r.d and "non_input" not in f.name:
             lb = mp.lower_bound(m, r, work=10_000)
             assert lb.d_lower <= r.d, f
             if lb.loss is not None:
-                mp.check_adjacent(m, lb.loss.alpha, lb.loss.beta)
+                mp.check_adjacent(m, lb.loss.alpha, lb.loss.beta, Fraction(1))
     assert total == 23
     assert found >= 20, (found, total)         # measured: 20 of 23 distinct files at this work
 
