@@ -194,6 +194,44 @@ def test_probabilities_agree_with_a_literal_simulation(m, seed, length):
     assert abs(est - p) <= 6 * math.sqrt(max(p * (1 - p), 1e-6) / n) + 1e-4, (est, p)
 
 
+@st.composite
+def linear_paths(draw):
+    """A chain automaton q0 → q1 → … whose steps compare with up to three of the
+    variables stored so far and store into random ones: constraint graphs with
+    cycles (the order sum) and twins.  The comparisons follow one imagined run,
+    so the path is feasible."""
+    n = draw(st.integers(2, 7))
+    variables = ["a", "b", "c"]
+    m = MultiDiPA("chain")
+    held: dict[str, float] = {}
+    for k in range(n):
+        m.states.append(MState(f"q{k}", draw(st.booleans()), draw(st.sampled_from([Fraction(1, 2), Fraction(1)])),
+                               Fraction(draw(st.integers(-1, 1)))))
+        z = draw(st.integers(-8, 8)) / 4 + k / 1000
+        compared = draw(st.lists(st.sampled_from(sorted(held)), min_size=min(2, len(held)), max_size=3,
+                                 unique=True)) if held else []
+        lits = tuple(sorted(Literal(v, GE if z >= held[v] else LT) for v in compared))
+        stores = frozenset(draw(st.lists(st.sampled_from(variables), max_size=2, unique=True))) if k else frozenset("ab")
+        out = OUT_INSAMPLE if draw(st.integers(0, 4)) == 0 else TOP
+        m.transitions.append(MTransition(k, lits, k + 1, out, stores))
+        held.update({v: z for v in stores})
+    m.states.append(MState(f"q{n}", False, Fraction(1)))
+    return m
+
+
+@settings(FAST, max_examples=40)
+@given(linear_paths(), st.integers(0, 2**32))
+def test_order_sums_agree_with_a_literal_simulation(m, seed):
+    rnd = random.Random(seed)
+    steps = _random_steps(m, list(range(len(m.transitions))), rnd)
+    eps = rnd.choice([Fraction(1, 2), Fraction(1)])
+    ours = mp.path_probability(m, steps, eps)
+    n = 40_000
+    est = _simulate(m, steps, eps, n, np.random.default_rng(seed))
+    p = float(ours.probability)
+    assert abs(est - p) <= 6 * math.sqrt(max(p * (1 - p), 1e-6) / n) + 1e-4, (est, p)
+
+
 # ------------------------------------------------------------------ witnesses and lower bounds
 def _check_witness(m, w: mp.MultiWitness):
     if not w.found:
@@ -236,7 +274,7 @@ def test_corpus_witnesses_and_lower_bounds():
     assert found >= 20, (found, total)         # measured: 20 of 23 distinct files at this work
 
 
-@settings(FAST, max_examples=25)
+@settings(FAST, max_examples=40)
 @given(multi_dipas(max_states=4))
 def test_random_automata_witnesses_replay_and_lower_bounds_stay_below_d(m):
     r = check_multi(m)
