@@ -695,7 +695,7 @@ class _Search:
 
 
 # =========================================================================== witnesses
-WITNESS_WORK = 400_000
+WITNESS_WORK = 2_000_000       # counted work per violation (about 1–7 s here)
 WITNESS_LENGTHS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16)
 VERIFY_BUDGET = 20_000_000     # terms of the final recomputation at full precision
 WITNESS_EPSILONS = (Fraction(1), Fraction(4))
@@ -746,11 +746,13 @@ def witness(m: MultiDiPA, violation, work: int = WITNESS_WORK) -> MultiWitness:
     search = _Search(m, work)
     best: tuple[Shape, list] | None = None
     attempts = [(shape, eps) for shape in shapes for eps in WITNESS_EPSILONS]
+    chosen: dict[int, Choice] = {}         # per shape: the inputs chosen at the previous ε
     for index, (shape, eps) in enumerate(attempts):
         left = work - search.meter[0]
         if left <= 0:
             break
-        search.limit = search.meter[0] + left // (len(attempts) - index)
+        # a third of this attempt's share chooses the inputs, the rest computes the rows
+        search.limit = search.meter[0] + left // (3 * (len(attempts) - index))
         rows: list[tuple[int, float, float]] = []
         try:
             # inputs that make the loss grow from one turn to three
@@ -760,9 +762,11 @@ def witness(m: MultiDiPA, violation, work: int = WITNESS_WORK) -> MultiWitness:
                 if a is None or b is None:
                     return None
                 return b.lower - a.lower + b.lower / 8
-            choice, g = search.improve(shape, _seeds(m, shape, violation.variable), growth)
+            seeds = _seeds(m, shape, violation.variable) + ([chosen[id(shape)]] if id(shape) in chosen else [])
+            choice, g = search.improve(shape, seeds, growth)
             if g is None or g <= 0:
                 continue
+            chosen[id(shape)] = choice
             search.limit = search.meter[0] + (work - search.meter[0]) // (len(attempts) - index)
             for n in WITNESS_LENGTHS:
                 r = search.score(shape, choice, n, eps)
@@ -835,26 +839,34 @@ def _round_down(x: Decimal) -> Fraction:
 
 def _candidate_paths(m: MultiDiPA, p) -> list[list[int]]:
     """Paths of P from its start (transition lists) that read input, breadth first:
-    at most LOWER_PATHS, each at most LOWER_MAX_STEPS steps past the first step that
-    reads input; maximal ones, those reading the most input first."""
+    maximal among those of at most 6 steps or, if none reads input, at most 6
+    steps past the first step that reads input (automata that start with many
+    non-input steps); those reading the most input first, at most LOWER_PATHS."""
     def reads(ti):
         return m.states[m.transitions[ti].source].is_input
 
-    out: list[list[int]] = []
-    todo = deque([(0, [], None)])
-    while todo and len(out) < 4 * LOWER_PATHS:
-        node, path, first = todo.popleft()
-        if len(path) > LOWER_MAX_PREFIX + LOWER_MAX_STEPS:
-            continue
-        ext = p.out[node] if first is None or len(path) < first + LOWER_MAX_STEPS else []
-        if not ext and first is not None:
-            out.append(path)
-        for e in ext:
-            ti = p.edges[e][1]
-            todo.append((p.edges[e][2], path + [ti],
-                         first if first is not None else (len(path) if reads(ti) else None)))
-    out.sort(key=lambda x: -sum(1 for t in x if reads(t)))
-    return out[:LOWER_PATHS]
+    def paths(steps: int, counted_from_start: bool = False) -> list[list[int]]:
+        out: list[list[int]] = []
+        todo = deque([(0, [], None)])
+        while todo and len(out) < 4 * LOWER_PATHS:
+            node, path, first = todo.popleft()
+            if len(path) > LOWER_MAX_PREFIX + steps:
+                continue
+            start = 0 if counted_from_start else first
+            ext = p.out[node] if start is None or len(path) < start + steps else []
+            if not ext and first is not None:
+                out.append(path)
+            for e in ext:
+                ti = p.edges[e][1]
+                todo.append((p.edges[e][2], path + [ti],
+                             first if first is not None else (len(path) if reads(ti) else None)))
+        out.sort(key=lambda x: -sum(1 for t in x if reads(t)))
+        return out
+
+    merged = paths(LOWER_MAX_STEPS, counted_from_start=True)
+    if not merged:
+        merged = paths(LOWER_MAX_STEPS)
+    return merged[:LOWER_PATHS]
 
 
 def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound:
