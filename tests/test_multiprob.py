@@ -261,7 +261,7 @@ def test_corpus_witnesses_and_lower_bounds():
         if r.verdict == NOT_PRIVATE:
             for v in r.violations[:1]:
                 total += 1
-                w = mp.witness(m, v, work=100_000)
+                w = mp.witness(m, v, work=200_000)
                 if _check_witness(m, w):
                     found += 1
                     assert w.loss.observable, f      # the corpus has output distinction
