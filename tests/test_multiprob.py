@@ -27,7 +27,7 @@ from dslc.dipa import multiprob as mp
 from dslc.dipa import prob
 from dslc.dipa.multivar import NOT_PRIVATE, PRIVATE, build_product, check_multi
 from dslc.dipa.prob import Step
-from dslc.ir.dipa import OUT_INSAMPLE, OutKind, symbol
+from dslc.ir.dipa import OUT_INSAMPLE, OUT_INSAMPLE_PRIME, OutKind, symbol
 from dslc.ir.dipaut_reader import to_multi
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA, from_dipa
 from tests.dipa_strategies import dipas, multi_dipas
@@ -284,3 +284,38 @@ def test_random_automata_witnesses_replay_and_lower_bounds_stay_below_d(m):
     elif r.verdict == PRIVATE and r.d:
         lb = mp.lower_bound(m, r, work=8_000)
         assert lb.d_lower <= r.d
+
+
+RATES = [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(1, 3)]
+
+
+@st.composite
+def threshold_loops(draw):
+    """Sparse-vector-like automata with k thresholds checked in turn (private):
+    q0 stores t0; state i loops on `insample < t_i` and on `insample >= t_i`
+    stores a fresh threshold (or releases insample′) and moves on."""
+    k = draw(st.integers(1, 2))
+    m = MultiDiPA("svt-k")
+    m.states.append(MState("q0", draw(st.booleans()), draw(st.sampled_from(RATES))))
+    variables = [f"t{i}" for i in range(k)]
+    m.transitions.append(MTransition(0, (), 1, TOP, frozenset(variables)))
+    for i in range(k):
+        q = i + 1
+        m.states.append(MState(f"q{q}", True, draw(st.sampled_from(RATES)), Fraction(0), draw(st.sampled_from(RATES))))
+        v = variables[i]
+        m.transitions.append(MTransition(q, (Literal(v, LT),), q, symbol("⊥"), frozenset()))
+        out = draw(st.sampled_from([TOP, OUT_INSAMPLE_PRIME]))
+        m.transitions.append(MTransition(q, (Literal(v, GE),), q + 1, out, frozenset()))
+    m.states.append(MState("end", False, Fraction(1)))
+    return m
+
+
+@settings(FAST, max_examples=10)
+@given(threshold_loops())
+def test_threshold_loops_lower_bounds_stay_below_d(m):
+    r = check_multi(m)
+    assert r.verdict == PRIVATE
+    lb = mp.lower_bound(m, r, work=30_000)
+    assert 0 < lb.d_lower <= r.d
+    eps = Decimal(lb.loss.epsilon.numerator) / Decimal(lb.loss.epsilon.denominator)
+    assert lb.loss.lower / eps >= Decimal(lb.d_lower.numerator) / Decimal(lb.d_lower.denominator)
