@@ -59,7 +59,7 @@ from fractions import Fraction
 
 from dslc import limits
 from dslc.dipa.lower_bound import WitnessError, check_adjacent   # one definition, duck-typed
-from dslc.dipa.prob import (PW, PathError, Probability, Step, TooExpensive, _Engine, _eval_terms,
+from dslc.dipa.prob import (PW, PathError, Probability, Step, TooExpensive, _Engine,
                             _integrate, _lcm_den, _mass, _mul_density, _multiply, _prune, _restrict,
                             _scale)
 from dslc.ir.dipa import OutKind
@@ -162,7 +162,7 @@ class _Counter:
         return f
 
 
-def _value_at_infinity(f: PW, en: _Engine) -> Decimal:
+def _value_at_infinity(f: PW) -> Decimal:
     """lim_{x→∞} f(x) for a function whose last piece tends to a constant."""
     return f.pieces[-1].get((0, 0), Decimal(0))
 
@@ -215,17 +215,12 @@ def _integral(prob: _Problem, epsilon: Fraction, prec: int, counter: _Counter) -
             if len(nbr[j]) <= 1:
                 todo.append(j)
         # 2. the 2-core, one connected part at a time, summed over its orders
-        while alive:
-            start = min(alive)
-            part, stack = {start}, [start]
-            while stack:
-                a = stack.pop()
-                for b in nbr[a]:
-                    if b not in part:
-                        part.add(b)
-                        stack.append(b)
-            alive -= part
-            total *= _orders(part, prob.below, weight, sig, en, counter)
+        import networkx as nx
+        core = nx.Graph()
+        core.add_nodes_from(alive)
+        core.add_edges_from((a, b) for a in alive for b in nbr[a])
+        for part in sorted(nx.connected_components(core), key=min):
+            total *= _orders(set(part), prob.below, weight, sig, en, counter)
         return +total
 
 
@@ -265,7 +260,7 @@ def _orders(part: set[int], below: set[tuple[int, int]], weight: dict[int, PW], 
                 nxt[key] = counter.add(_add(nxt[key], h, en)) if key in nxt else h
         level = nxt
     g = level.get(tuple(size))
-    return Decimal(0) if g is None else _value_at_infinity(g, en)
+    return Decimal(0) if g is None else _value_at_infinity(g)
 
 
 def _add(f: PW, g: PW, en: _Engine) -> PW:
