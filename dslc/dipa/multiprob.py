@@ -59,7 +59,7 @@ from fractions import Fraction
 
 from dslc import limits
 from dslc.dipa.lower_bound import WitnessError, check_adjacent   # one definition, duck-typed
-from dslc.dipa.prob import (PW, PathError, Probability, Step, TooExpensive, _Engine,
+from dslc.dipa.prob import (PW, PathError, Probability, Step, TooExpensive, _Engine, input_shift,
                             _integrate, _lcm_den, _mass, _mul_density, _multiply, _prune, _restrict,
                             _scale)
 from dslc.ir.dipa import OutKind
@@ -111,14 +111,7 @@ def _setup(m: MultiDiPA, steps: list[Step]) -> _Problem:
         if prev_target is not None and t.source != prev_target:
             raise PathError(f"step {k + 1} does not start where step {k} ended")
         prev_target = t.target
-        if s.is_input:
-            if step.input is None:
-                raise PathError(f"state `{s.name}` reads an input, but step {k + 1} has none")
-            shift = Fraction(step.input)
-        else:
-            if step.input is not None:
-                raise PathError(f"state `{s.name}` reads no input, but step {k + 1} has one")
-            shift = Fraction(0)
+        shift = input_shift(s, step)
         lo = hi = None
         if step.interval is not None:
             if not t.output.is_real:
