@@ -241,6 +241,8 @@ def _check_witness(m, w: mp.MultiWitness):
     again = mp.loss(m, w.loss.alpha, w.loss.beta, w.loss.epsilon)
     eps = Decimal(w.loss.epsilon.numerator) / Decimal(w.loss.epsilon.denominator)
     assert again is not None and again.lower > 2 * eps
+    lows = [low for _, _, low in w.rows]
+    assert lows[-1] > 2 * float(eps) and all(b > a for a, b in zip(lows, lows[1:])), w.rows   # it grows
     return True
 
 

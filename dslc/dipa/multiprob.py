@@ -487,6 +487,39 @@ def _cycle_with(p, edges: list[int]) -> list[int] | None:
     return None if back is None else cyc + back
 
 
+def _link(p, start: int, goal: int, ok, free_start: bool) -> list[int] | None:
+    """Edges from node ``start`` to node ``goal``: (if ``free_start``) any edges inside
+    start's component, then edges with ok(e), then any edges inside goal's component
+    -- the paths of the conditions, which start anywhere in a cycle's component and
+    reach any node of the other's."""
+    c0, c2 = p.comp[start], p.comp[goal]
+    first = (start, 0 if free_start else 1)
+    parent = {first: None}
+    todo = deque([first])
+    while todo:
+        node, phase = cur = todo.popleft()
+        if node == goal:
+            out = []
+            while parent[cur] is not None:
+                cur, e = parent[cur]
+                out.append(e)
+            return out[::-1]
+        moves = []
+        for e in p.out[node]:
+            b = p.edges[e][2]
+            if phase == 0 and p.internal[e] and p.comp[node] == c0:
+                moves.append(((b, 0), e))
+            if phase <= 1 and ok(e):
+                moves.append(((b, 1), e))
+            if p.internal[e] and p.comp[node] == c2:
+                moves.append(((b, 2), e))
+        for key, e in moves:
+            if key not in parent:
+                parent[key] = (cur, e)
+                todo.append(key)
+    return None
+
+
 def _shapes(m: MultiDiPA, p, violation) -> list[Shape]:
     """Paths of P of the violated condition's form (docs/multivariable.md)."""
     from dslc.dipa.multivar import DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, VIOLATING_PATH
@@ -548,46 +581,45 @@ def _shapes(m: MultiDiPA, p, violation) -> list[Shape]:
 
         if kind == LEAKING_PAIR:
             first, second, ok = (l_edges, g_edges, ag) if sub.endswith("AG") else (g_edges, l_edges, al)
-            for e1 in first[:3]:
+            for e1 in first:
                 c1 = _cycle_through(p, e1)
-                for e2 in second[:3]:
-                    c2 = _cycle_through(p, e2)
-                    if not c1 or not c2:
-                        continue
-                    mid = _edge_path(p, {p.edges[c1[0]][0]}, {p.edges[c2[0]][0]}, ok)
-                    if mid is None:
-                        continue
-                    sh = cycle_shape(c1, [("middle", edges_of(mid), False), ("cycle2", edges_of(c2), True)])
-                    if sh:
-                        out.append(sh)
+                for e2 in second:
+                    c2 = _cycle_through(p, e2) if c1 else None
+                    mid = _link(p, p.edges[e1][0], p.edges[e2][0], ok, True) if c2 else None
+                    if mid is not None:
+                        sh = cycle_shape(c1, [("middle", edges_of(mid), False), ("cycle2", edges_of(c2), True)])
+                        if sh:
+                            out.append(sh)
+                    if len(out) >= 3:
+                        break
+                if len(out) >= 3:
+                    break
         else:
             for e, (a, ti, b) in enumerate(p.edges):
                 t = ts[ti]
-                if ti not in violation.transitions or t.output.kind is not OutKind.INSAMPLE:
+                if ti not in violation.transitions or t.output.kind is not OutKind.INSAMPLE or len(out) >= 3:
                     continue
                 if "/c/" in sub:        # a cycle, a path to the release, the release
                     cyc_edges, ok = (l_edges, ag) if sub.endswith("AG") else (g_edges, al)
-                    for e1 in cyc_edges[:3]:
+                    for e1 in cyc_edges:
                         c1 = _cycle_through(p, e1)
-                        if not c1:
-                            continue
-                        mid = _edge_path(p, {p.edges[c1[0]][0]}, {a}, ok)
+                        mid = _link(p, p.edges[e1][0], a, ok, True) if c1 else None
                         if mid is not None:
                             sh = cycle_shape(c1, [("middle", edges_of(mid), False), ("release", [ti], False)])
                             if sh:
                                 out.append(sh)
+                                break
                 else:                   # the release, a path to a cycle
                     cyc_edges, ok = (g_edges, ag) if sub.endswith("AG") else (l_edges, al)
                     pre = prefix_to(a)
-                    for e2 in cyc_edges[:3]:
+                    for e2 in cyc_edges if pre is not None else []:
                         c2 = _cycle_through(p, e2)
-                        if not c2 or pre is None:
-                            continue
-                        mid = _edge_path(p, {b}, {p.edges[c2[0]][0]}, ok)
+                        mid = _link(p, b, p.edges[e2][0], ok, False) if c2 else None
                         if mid is not None:
                             out.append(Shape([("prefix", edges_of(pre), False), ("release", [ti], False),
                                               ("middle", edges_of(mid), False),
                                               ("cycle", edges_of(c2), True)]))
+                            break
     seen, uniq = set(), []
     for sh in out:
         if sh is None:
