@@ -487,6 +487,9 @@ def _cycle_with(p, edges: list[int]) -> list[int] | None:
     return None if back is None else cyc + back
 
 
+MAX_TRIES = 24                # cycle edges tried per end of a condition's path
+
+
 def _link(p, start: int, goal: int, ok, free_start: bool) -> list[int] | None:
     """Edges from node ``start`` to node ``goal``: (if ``free_start``) any edges inside
     start's component, then edges with ok(e), then any edges inside goal's component
@@ -498,6 +501,8 @@ def _link(p, start: int, goal: int, ok, free_start: bool) -> list[int] | None:
     todo = deque([first])
     while todo:
         node, phase = cur = todo.popleft()
+        if len(parent) % 1024 == 0:
+            limits.checkpoint()
         if node == goal:
             out = []
             while parent[cur] is not None:
@@ -558,6 +563,8 @@ def _shapes(m: MultiDiPA, p, violation) -> list[Shape]:
                 cyc = _cycle_through(p, e)
                 if cyc:
                     out.append(cycle_shape(cyc))
+                if len(out) >= 3:
+                    break
     elif kind == LEAKING_CYCLE:
         for c, es in by_comp.items():
             stores = [e for e in es if v in tr(e).assigns]
@@ -581,9 +588,9 @@ def _shapes(m: MultiDiPA, p, violation) -> list[Shape]:
 
         if kind == LEAKING_PAIR:
             first, second, ok = (l_edges, g_edges, ag) if sub.endswith("AG") else (g_edges, l_edges, al)
-            for e1 in first:
+            for e1 in first[:MAX_TRIES]:
                 c1 = _cycle_through(p, e1)
-                for e2 in second:
+                for e2 in second[:MAX_TRIES]:
                     c2 = _cycle_through(p, e2) if c1 else None
                     mid = _link(p, p.edges[e1][0], p.edges[e2][0], ok, True) if c2 else None
                     if mid is not None:
@@ -601,7 +608,7 @@ def _shapes(m: MultiDiPA, p, violation) -> list[Shape]:
                     continue
                 if "/c/" in sub:        # a cycle, a path to the release, the release
                     cyc_edges, ok = (l_edges, ag) if sub.endswith("AG") else (g_edges, al)
-                    for e1 in cyc_edges:
+                    for e1 in cyc_edges[:MAX_TRIES]:
                         c1 = _cycle_through(p, e1)
                         mid = _link(p, p.edges[e1][0], a, ok, True) if c1 else None
                         if mid is not None:
@@ -612,7 +619,7 @@ def _shapes(m: MultiDiPA, p, violation) -> list[Shape]:
                 else:                   # the release, a path to a cycle
                     cyc_edges, ok = (g_edges, ag) if sub.endswith("AG") else (l_edges, al)
                     pre = prefix_to(a)
-                    for e2 in cyc_edges if pre is not None else []:
+                    for e2 in cyc_edges[:MAX_TRIES] if pre is not None else []:
                         c2 = _cycle_through(p, e2)
                         mid = _link(p, b, p.edges[e2][0], ok, False) if c2 else None
                         if mid is not None:
