@@ -836,7 +836,8 @@ def _dec(x: Fraction) -> Decimal:
 LOWER_WORK = 150_000
 LOWER_PATHS = 12                # candidate paths of P scored
 LOWER_MAX_STEPS = 6            # steps from the first that reads input
-LOWER_MAX_PREFIX = 16          # steps before it
+LOWER_MAX_PREFIX = 400         # steps before it
+LOWER_MAX_POPS = 20_000        # partial paths the breadth-first enumeration visits
 LOWER_EPSILONS = (Fraction(1), Fraction(4))
 SIGNIFICANT = 3
 
@@ -875,8 +876,10 @@ def _candidate_paths(m: MultiDiPA, p) -> list[list[int]]:
     def paths(steps: int, counted_from_start: bool = False) -> list[list[int]]:
         out: list[list[int]] = []
         todo = deque([(0, [], None)])
-        while todo and len(out) < 4 * LOWER_PATHS:
+        pops = 0
+        while todo and len(out) < 4 * LOWER_PATHS and pops < LOWER_MAX_POPS:
             node, path, first = todo.popleft()
+            pops += 1
             if len(path) > LOWER_MAX_PREFIX + steps:
                 continue
             start = 0 if counted_from_start else first
