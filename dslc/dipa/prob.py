@@ -490,6 +490,18 @@ def _fraction(v) -> Fraction:
     return v if type(v) is Fraction else Fraction(v)
 
 
+def input_shift(state, step: Step) -> Fraction:
+    """The input a step reads (0 at a non-input state, which reads τ); PathError
+    when the step gives an input where the state reads none, or the reverse."""
+    if state.is_input:
+        if step.input is None:
+            raise PathError(f"state `{state.name}` reads an input, but the step has none")
+        return _fraction(step.input)
+    if step.input is not None:
+        raise PathError(f"state `{state.name}` reads no input (τ), but the step has one")
+    return Fraction(0)
+
+
 class _Prepared:
     """The path's steps with every rational scaled to the integer grid."""
 
@@ -518,14 +530,7 @@ class _Prepared:
             s = dipa.states[t.source]
             if k in unused and s.d <= 0 and t.guard is Guard.TRUE and t.output.kind is not OutKind.INSAMPLE:
                 t = replace(t, store=False)
-            if s.is_input:
-                if step.input is None:
-                    raise PathError(f"state `{s.name}` reads an input, but the step has none")
-                shift = _fraction(step.input)
-            else:
-                if step.input is not None:
-                    raise PathError(f"state `{s.name}` reads no input (τ), but the step has one")
-                shift = Fraction(0)
+            shift = input_shift(s, step)
             nu, nu_p = _fraction(s.mu) + shift, _fraction(s.mu_prime) + shift
             lo = hi = None
             if step.interval is not None:

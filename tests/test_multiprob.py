@@ -1,0 +1,323 @@
+"""Path probabilities, witnesses and lower bounds of multi-variable automata
+(dslc/dipa/multiprob.py, docs/multivariable.md "Probabilities and evidence").
+
+- exact values by example (orders of i.i.d. draws: 1/n!, the range monitor's
+  1/((n+1)(n+2)));
+- on single-variable paths the same numbers as dslc.dipa.prob.path_probability;
+- against a literal Monte Carlo simulation of the path (6 standard deviations);
+- every "not private" of DiPAut's corpus and of random automata: a witness
+  whose recomputed loss exceeds 2ε, or an explicit "not found within the work
+  budget"; every "private": d_lower ≤ d.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dslc.dipa import multiprob as mp
+from dslc.dipa import prob
+from dslc.dipa.multivar import NOT_PRIVATE, PRIVATE, build_product, check_multi
+from dslc.dipa.prob import Step
+from dslc.ir.dipa import OUT_INSAMPLE, OUT_INSAMPLE_PRIME, OutKind, symbol
+from dslc.ir.dipaut_reader import to_multi
+from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA, from_dipa
+from tests.dipa_strategies import dipas, multi_dipas
+
+FAST = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
+CORPUS = Path(__file__).parent / "fixtures" / "dipaut"
+TOP = symbol("⊤")
+
+
+def _m(states, transitions) -> MultiDiPA:
+    m = MultiDiPA("t")
+    for name, is_input, d in states:
+        m.states.append(MState(name, is_input, Fraction(d)))
+    for src, guard, dst, out, stores in transitions:
+        m.transitions.append(MTransition(src, tuple(Literal(v, op) for v, op in guard), dst, out,
+                                         frozenset(stores)))
+    return m
+
+
+def _close(p: mp.Probability, exact: Fraction) -> bool:
+    return abs(p.probability - Decimal(exact.numerator) / Decimal(exact.denominator)) <= p.error + Decimal("1e-25")
+
+
+# ------------------------------------------------------------------ by example
+def test_an_increasing_chain_of_iid_draws_has_probability_one_over_n_factorial():
+    # x := draw; then n times: insample >= x, x := insample (all means 0, one rate)
+    m = _m([("q0", True, 1), ("q1", True, 1)],
+           [(0, (), 1, TOP, "x"), (1, (("x", GE),), 1, TOP, "x")])
+    for n in (1, 2, 5):
+        steps = [Step(0, Fraction(0))] + [Step(1, Fraction(0))] * n
+        assert _close(mp.path_probability(m, steps, Fraction(1)), Fraction(1, math.factorial(n + 1)))
+
+
+def test_the_range_monitor_counts_its_orders_exactly():
+    # l, r stored; n draws with l <= insample < r (i.i.d.): Pr = 1/((n+1)(n+2)),
+    # the 2-core of the constraint graph, summed over orders with twins
+    m = _m([("a", True, 1), ("b", True, 1), ("c", True, 1)],
+           [(0, (), 1, TOP, "l"), (1, (), 2, TOP, "r"), (2, (("l", GE), ("r", LT)), 2, TOP, ())])
+    for n in (1, 3, 12):
+        steps = [Step(0, Fraction(0)), Step(1, Fraction(0))] + [Step(2, Fraction(0))] * n
+        assert _close(mp.path_probability(m, steps, Fraction(1, 3)), Fraction(1, (n + 1) * (n + 2)))
+
+
+def test_contradictory_and_unstored_comparisons():
+    m = _m([("a", True, 1), ("b", True, 1), ("c", True, 1)],
+           [(0, (), 1, TOP, "lr"), (1, (("l", GE),), 2, TOP, ()), (2, (("r", LT), ("l", GE)), 2, TOP, ())])
+    assert mp.path_probability(m, [Step(0, Fraction(0)), Step(1, Fraction(0))], Fraction(1)).probability > 0
+    bad = _m([("a", True, 1), ("b", True, 1)], [(0, (("x", GE),), 1, TOP, ())])
+    with pytest.raises(mp.PathError):
+        mp.path_probability(bad, [Step(0, Fraction(0))], Fraction(1))
+    with pytest.raises(mp.PathError):        # an input at... a step that starts elsewhere
+        mp.path_probability(m, [Step(0, Fraction(0)), Step(2, Fraction(0))], Fraction(1))
+
+
+def test_the_work_budget_is_an_error_never_a_number():
+    m = _m([("a", True, 1), ("b", True, 1), ("c", True, 1)],
+           [(0, (), 1, TOP, "l"), (1, (), 2, TOP, "r"), (2, (("l", GE), ("r", LT)), 2, TOP, ())])
+    steps = [Step(0, Fraction(0)), Step(1, Fraction(0))] + [Step(2, Fraction(k, 7)) for k in range(14)]
+    with pytest.raises(mp.TooExpensive):
+        mp.path_probability(m, steps, Fraction(1), budget=2_000)
+
+
+# ------------------------------------------------------------------ single variable: prob.py's numbers
+def _walk(rnd: random.Random, n_trans, out_edges, initial, length):
+    path, q = [], initial
+    for _ in range(length):
+        if not out_edges[q]:
+            break
+        i = rnd.choice(out_edges[q])
+        path.append(i)
+        q = n_trans[i].target
+    return path
+
+
+VALUES = [Fraction(0), Fraction(1), Fraction(-1), Fraction(1, 2), Fraction(3, 2)]
+
+
+def _random_steps(m, path, rnd):
+    steps = []
+    for i in path:
+        t = m.transitions[i]
+        a = rnd.choice(VALUES) if m.states[t.source].is_input else None
+        iv = None
+        if t.output.is_real:
+            iv = rnd.choice([(Fraction(0), None), (None, Fraction(1, 2)), (Fraction(-1), Fraction(1)), (None, None)])
+        steps.append(Step(i, a, iv))
+    return steps
+
+
+@settings(FAST, max_examples=60)
+@given(dipas(max_states=4), st.integers(0, 2**32), st.integers(1, 6), st.sampled_from([Fraction(1, 2), Fraction(1), Fraction(3)]))
+def test_single_variable_paths_have_prob_py_numbers(dipa, seed, length, eps):
+    m = from_dipa(dipa)
+    rnd = random.Random(seed)
+    path = _walk(rnd, m.transitions, m.out_edges(), m.initial, length)
+    if not path:
+        return
+    steps = _random_steps(m, path, rnd)
+    try:
+        ours = mp.path_probability(m, steps, eps)
+    except mp.PathError:
+        return                     # compares x before the path stores it (prob.py assumes x0)
+    ref = prob.path_probability(dipa, steps, eps)
+    assert abs(ours.probability - ref.probability) <= ours.error + ref.error + Decimal("1e-18") * ref.probability + Decimal("1e-30")
+
+
+# ------------------------------------------------------------------ literal reference: Monte Carlo
+def _simulate(m: MultiDiPA, steps: list[Step], eps: Fraction, n: int, rng) -> float:
+    """The path followed literally, n runs at once: the fraction of runs that take it."""
+    ok = np.ones(n, dtype=bool)
+    held: dict[str, np.ndarray] = {}
+    for s in steps:
+        t = m.transitions[s.transition]
+        st_ = m.states[t.source]
+        a = float(s.input) if s.input is not None else 0.0
+        z = rng.laplace(float(st_.mu) + a, 1 / float(st_.d * eps), n)
+        for lit in t.guard:
+            ok &= (z >= held[lit.var]) if lit.op == GE else (z < held[lit.var])
+        if s.interval is not None:
+            lo, hi = s.interval
+            w = z
+            if t.output.kind is OutKind.INSAMPLE_PRIME:
+                w = rng.laplace(float(st_.mu_prime) + a, 1 / float(st_.d_prime * eps), n)
+            if lo is not None:
+                ok &= w > float(lo)
+            if hi is not None:
+                ok &= w < float(hi)
+        for v in t.assigns:
+            held[v] = z
+    return float(ok.mean())
+
+
+def _product_walk(m, rnd, length):
+    p = build_product(m)
+    node, path = 0, []
+    for _ in range(length):
+        if not p.out[node]:
+            break
+        e = rnd.choice(p.out[node])
+        path.append(p.edges[e][1])
+        node = p.edges[e][2]
+    return path
+
+
+@settings(FAST, max_examples=30)
+@given(multi_dipas(max_states=4), st.integers(0, 2**32), st.integers(1, 5))
+def test_probabilities_agree_with_a_literal_simulation(m, seed, length):
+    rnd = random.Random(seed)
+    try:
+        path = _product_walk(m, rnd, length)
+    except Exception:
+        return
+    if not path:
+        return
+    steps = _random_steps(m, path, rnd)
+    eps = rnd.choice([Fraction(1, 2), Fraction(1), Fraction(2)])
+    try:
+        ours = mp.path_probability(m, steps, eps)
+    except (mp.PathError, mp.TooExpensive):
+        return
+    n = 40_000
+    est = _simulate(m, steps, eps, n, np.random.default_rng(seed))
+    p = float(ours.probability)
+    assert abs(est - p) <= 6 * math.sqrt(max(p * (1 - p), 1e-6) / n) + 1e-4, (est, p)
+
+
+@st.composite
+def linear_paths(draw):
+    """A chain automaton q0 → q1 → … whose steps compare with up to three of the
+    variables stored so far and store into random ones: constraint graphs with
+    cycles (the order sum) and twins.  The comparisons follow one imagined run,
+    so the path is feasible."""
+    n = draw(st.integers(2, 7))
+    variables = ["a", "b", "c"]
+    m = MultiDiPA("chain")
+    held: dict[str, float] = {}
+    for k in range(n):
+        m.states.append(MState(f"q{k}", draw(st.booleans()), draw(st.sampled_from([Fraction(1, 2), Fraction(1)])),
+                               Fraction(draw(st.integers(-1, 1)))))
+        z = draw(st.integers(-8, 8)) / 4 + k / 1000
+        compared = draw(st.lists(st.sampled_from(sorted(held)), min_size=min(2, len(held)), max_size=3,
+                                 unique=True)) if held else []
+        lits = tuple(sorted(Literal(v, GE if z >= held[v] else LT) for v in compared))
+        stores = frozenset(draw(st.lists(st.sampled_from(variables), max_size=2, unique=True))) if k else frozenset("ab")
+        out = OUT_INSAMPLE if draw(st.integers(0, 4)) == 0 else TOP
+        m.transitions.append(MTransition(k, lits, k + 1, out, stores))
+        held.update({v: z for v in stores})
+    m.states.append(MState(f"q{n}", False, Fraction(1)))
+    return m
+
+
+@settings(FAST, max_examples=40)
+@given(linear_paths(), st.integers(0, 2**32))
+def test_order_sums_agree_with_a_literal_simulation(m, seed):
+    rnd = random.Random(seed)
+    steps = _random_steps(m, list(range(len(m.transitions))), rnd)
+    eps = rnd.choice([Fraction(1, 2), Fraction(1)])
+    ours = mp.path_probability(m, steps, eps)
+    n = 40_000
+    est = _simulate(m, steps, eps, n, np.random.default_rng(seed))
+    p = float(ours.probability)
+    assert abs(est - p) <= 6 * math.sqrt(max(p * (1 - p), 1e-6) / n) + 1e-4, (est, p)
+
+
+# ------------------------------------------------------------------ witnesses and lower bounds
+def _check_witness(m, w: mp.MultiWitness):
+    if not w.found:
+        assert w.reason == "no witness found within the work budget" or w.reason.startswith("no path")
+        return False
+    mp.check_adjacent(m, w.loss.alpha, w.loss.beta, Fraction(1))
+    again = mp.loss(m, w.loss.alpha, w.loss.beta, w.loss.epsilon)
+    eps = Decimal(w.loss.epsilon.numerator) / Decimal(w.loss.epsilon.denominator)
+    assert again is not None and again.lower > 2 * eps
+    lows = [low for _, _, low in w.rows]
+    assert lows[-1] > 2 * float(eps) and all(b > a for a, b in zip(lows, lows[1:])), w.rows   # it grows
+    return True
+
+
+def _corpus():
+    return sorted(CORPUS.rglob("*.dipa"))
+
+
+def test_corpus_witnesses_and_lower_bounds():
+    found = total = 0
+    seen = set()
+    for f in _corpus():
+        text = f.read_text()
+        if text in seen:
+            continue
+        seen.add(text)
+        m = to_multi(text)
+        r = check_multi(m)
+        if r.verdict == NOT_PRIVATE:
+            for v in r.violations[:1]:
+                total += 1
+                w = mp.witness(m, v, work=200_000)
+                if _check_witness(m, w):
+                    found += 1
+                    assert w.loss.observable, f      # the corpus has output distinction
+        elif r.verdict == PRIVATE and r.d and "non_input" not in f.name:
+            lb = mp.lower_bound(m, r, work=10_000)
+            assert lb.d_lower <= r.d, f
+            if lb.loss is not None:
+                mp.check_adjacent(m, lb.loss.alpha, lb.loss.beta, Fraction(1))
+    assert total == 23
+    assert found >= 20, (found, total)         # measured: 20 of 23 distinct files at this work
+
+
+@settings(FAST, max_examples=40)
+@given(multi_dipas(max_states=4))
+def test_random_automata_witnesses_replay_and_lower_bounds_stay_below_d(m):
+    r = check_multi(m)
+    if r.verdict == NOT_PRIVATE:
+        for v in r.violations[:2]:
+            _check_witness(m, mp.witness(m, v, work=40_000))
+    elif r.verdict == PRIVATE and r.d:
+        lb = mp.lower_bound(m, r, work=8_000)
+        assert lb.d_lower <= r.d
+
+
+RATES = [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(1, 3)]
+
+
+@st.composite
+def threshold_loops(draw):
+    """Sparse-vector-like automata with k thresholds checked in turn (private):
+    q0 stores t0; state i loops on `insample < t_i` and on `insample >= t_i`
+    stores a fresh threshold (or releases insample′) and moves on."""
+    k = draw(st.integers(1, 2))
+    m = MultiDiPA("svt-k")
+    m.states.append(MState("q0", draw(st.booleans()), draw(st.sampled_from(RATES))))
+    variables = [f"t{i}" for i in range(k)]
+    m.transitions.append(MTransition(0, (), 1, TOP, frozenset(variables)))
+    for i in range(k):
+        q = i + 1
+        m.states.append(MState(f"q{q}", True, draw(st.sampled_from(RATES)), Fraction(0), draw(st.sampled_from(RATES))))
+        v = variables[i]
+        m.transitions.append(MTransition(q, (Literal(v, LT),), q, symbol("⊥"), frozenset()))
+        out = draw(st.sampled_from([TOP, OUT_INSAMPLE_PRIME]))
+        m.transitions.append(MTransition(q, (Literal(v, GE),), q + 1, out, frozenset()))
+    m.states.append(MState("end", False, Fraction(1)))
+    return m
+
+
+@settings(FAST, max_examples=10)
+@given(threshold_loops())
+def test_threshold_loops_lower_bounds_stay_below_d(m):
+    r = check_multi(m)
+    assert r.verdict == PRIVATE
+    lb = mp.lower_bound(m, r, work=30_000)
+    assert 0 < lb.d_lower <= r.d
+    eps = Decimal(lb.loss.epsilon.numerator) / Decimal(lb.loss.epsilon.denominator)
+    assert lb.loss.lower / eps >= Decimal(lb.d_lower.numerator) / Decimal(lb.d_lower.denominator)
