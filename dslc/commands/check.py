@@ -53,7 +53,24 @@ def add_parser(sub) -> None:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour in text output (NO_COLOR is honoured)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display on the terminal")
+    # discrete mechanisms (docs/discrete.md)
+    p.add_argument("--backend", choices=("auto", "bounded"), default="auto",
+                   help="mechanisms: `bounded` checks them with the bounded checker (exact, up to a "
+                        "horizon) instead of as DiP automata (default auto: discrete noise goes there)")
+    p.add_argument("--horizon", type=horizon_arg, default=None, metavar="K",
+                   help="bounded mechanisms: the number of reads checked (default: the block's `horizon`, or 4)")
     p.set_defaults(func=run)
+
+
+def horizon_arg(text: str) -> int:
+    """argparse type of ``--horizon``: an integer from 1 to 64."""
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= k <= 64:
+        raise argparse.ArgumentTypeError("the horizon must be between 1 and 64")
+    return k
 
 
 def timeout_arg(text: str) -> float:
@@ -145,7 +162,8 @@ def run(args) -> int:
                       explain=args.explain, details=args.format in ("json", "sarif"),
                       max_d=args.max_d, lower_bound_work=args.lower_bound_work,
                       lower_bound_time=args.lower_bound_time,
-                      max_file_bytes=args.max_file_size)
+                      max_file_bytes=args.max_file_size,
+                      backend=getattr(args, "backend", "auto"), horizon=getattr(args, "horizon", None))
     from dslc.commands.progress import progress_display
     with progress_display(enabled=not args.quiet, what="checking") as show:
         files = check_paths(args.paths, options, progress=show)

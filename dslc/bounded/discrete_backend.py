@@ -1,0 +1,153 @@
+"""The phases of a `mechanism` block checked by the bounded checker
+(docs/discrete.md): ``lower`` (:mod:`dslc.ir.lower_mechanism_bounded`),
+``analyse`` (:mod:`dslc.bounded.mechanism`), ``report`` (verdict, summary,
+the counterexample with both probabilities in closed form)."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+from dslc.bounded.mechanism import DiscreteAnalysis, Witness, check
+from dslc.diagnostics.model import error
+from dslc.ir.lower_mechanism_bounded import DiscreteProgram, lower_discrete
+from dslc.numbers import fmt_fraction
+from dslc.results import BlockResult, Verdict
+from dslc.syntax import ast
+
+THEOREM = ("exhaustive enumeration of the finite model: every pair of adjacent input sequences of "
+           "length k and every output sequence, each inequality decided exactly for every ε > 0 "
+           "(Sturm's theorem in s = e^(−ε/L))")
+
+
+def lower(block: ast.Block):
+    if not isinstance(block, ast.MechanismBlock):
+        return None, [error("E151", "only `mechanism` blocks can be checked by the bounded checker here",
+                            block.name_span, "not a mechanism")
+                      .with_help("check `hmm` and `mdp` blocks as they are; drop `--backend bounded`")]
+    return lower_discrete(block)
+
+
+def analyse(program: DiscreteProgram, options) -> DiscreteAnalysis:
+    start = time.perf_counter()
+    horizon = getattr(options, "horizon", None)
+    analysis = check(program, horizon)
+    analysis.notes.append(f"{time.perf_counter() - start:.3f}")
+    return analysis
+
+
+def _d_text(d: Fraction) -> str:
+    return "ε" if d == 1 else f"{fmt_fraction(d)}ε"
+
+
+def _seq(values) -> str:
+    return "(" + ", ".join(fmt_fraction(v) if isinstance(v, (int, Fraction)) else str(v) for v in values) + ")"
+
+
+def _at(r, base: Fraction, L: int) -> Fraction | None:
+    """The value at e^(ε/L) = base."""
+    return r.at(1 / base)
+
+
+def _eps_text(base: Fraction, L: int) -> str:
+    return f"ln {fmt_fraction(base ** L)}"
+
+
+def witness_lines(program: DiscreteProgram, w: Witness, path: str | None) -> list[str]:
+    L = program.L
+    base = w.epsilon_base if w.epsilon_base is not None else Fraction(2)
+    pa, pb = _at(w.pr_alpha, base, L), _at(w.pr_beta, base, L)
+    eps = _eps_text(base, L)
+    lines = [f"inputs α = {_seq(w.alpha)}, β = {_seq(w.beta)} (adjacent: {program.adjacency_text()})",
+             f"outputs o = {_seq(w.outputs)}",
+             f"Pr[o | α] = {w.pr_alpha.text(L)}",
+             f"Pr[o | β] = {w.pr_beta.text(L)}",
+             f"at ε = {eps}: Pr[o | α] = {fmt_fraction(pa)} ≈ {float(pa):.6g}, "
+             f"Pr[o | β] = {fmt_fraction(pb)} ≈ {float(pb):.6g}"]
+    target = path or "FILE"
+    lines.append(f"replay: dslc prob {target} --block {program.name} --inputs "
+                 f"{','.join(str(v) for v in w.alpha)} --outputs {','.join(str(_plain(v)) for v in w.outputs)}"
+                 f" (and --inputs {','.join(str(v) for v in w.beta)} for β)")
+    return lines
+
+
+def _plain(v):
+    return fmt_fraction(v) if isinstance(v, Fraction) else v
+
+
+def report(program: DiscreteProgram, analysis: DiscreteAnalysis, result: BlockResult, options=None,
+           path: str | None = None) -> None:
+    result.ir, result.analysis = program, analysis
+    k = analysis.horizon
+    result.details.update({
+        "checker": "bounded",
+        "horizon": k,
+        "input_domain": [program.lo, program.hi],
+        "adjacent": "any" if program.adjacent is None else program.adjacent,
+        "pairs": analysis.pairs,
+        "comparisons": analysis.comparisons,
+        "states": analysis.states,
+        "halts_within_horizon": analysis.halts_within,
+        "theorem": THEOREM,
+        "seconds": float(analysis.notes[0]) if analysis.notes else None,
+    })
+    scope = (f"for every ε > 0 and every pair of adjacent input sequences of length {k}"
+             + (" (every run halts by then: this holds for the whole mechanism)" if analysis.halts_within
+                else f" (horizon {k} reads)"))
+    if analysis.status == "error" and analysis.fault is not None:
+        f = analysis.fault
+        result.verdict = Verdict.ERROR
+        result.diagnostics.append(error(f.code, f.message, f.span, f.label).with_help(f.help))
+        return
+    if analysis.status == "private":
+        result.verdict = Verdict.PRIVATE
+        result.d = analysis.d
+        lower = analysis.d_lower
+        tight = lower == analysis.d and not analysis.d_lower_strict
+        result.summary = (f"{_d_text(analysis.d)}-differentially private {scope}; "
+                          + ("the bound is tight" if tight else
+                             f"d* {'>' if analysis.d_lower_strict else '≥'} {fmt_fraction(lower)}")
+                          + " (bounded check: exhaustive and exact)")
+        result.bounds = {"d_upper": str(analysis.d), "d_lower": str(lower),
+                         "d_lower_strict": analysis.d_lower_strict}
+        if analysis.lower_witness is not None:
+            w = analysis.lower_witness
+            result.bounds["d_lower_witness"] = _witness_json(program, w)
+        if program.budget is not None:
+            result.details["budget"] = str(program.budget)
+        return
+    if analysis.status == "not-private":
+        result.verdict = Verdict.NOT_PRIVATE
+        w = analysis.witness
+        if w.kind == "support":
+            msg = f"the output {_seq(w.outputs)} is possible under α and impossible under an adjacent β"
+        elif w.kind == "small-eps":
+            msg = (f"the output {_seq(w.outputs)} has probabilities that stay apart as ε → 0: "
+                   f"no dε bounds `{program.name}`")
+        else:
+            msg = (f"the output {_seq(w.outputs)} is more than e^{_d_text(program.budget)} times as likely "
+                   f"under α as under β")
+        span = program.budget_span if (w.kind == "bound" and program.budget_span) else program.name_span
+        diag = error("DP020", msg, span, "not private" if w.kind != "bound" else "this budget is exceeded")
+        for line in witness_lines(program, w, path):
+            diag.note(line)
+        diag.note(f"verdict rests on {THEOREM}")
+        diag.with_help("add noise, or fix the probabilities so that adjacent inputs give close distributions")
+        result.diagnostics.append(diag)
+        result.summary = (f"not {'differentially private' if w.kind != 'bound' else _d_text(program.budget) + '-differentially private'}"
+                          f" for adjacent input sequences of length {k}: {analysis.reason}")
+        result.details["witness"] = _witness_json(program, w)
+        return
+    result.verdict = Verdict.UNKNOWN
+    result.summary = f"unknown: {analysis.reason}"
+    result.diagnostics.append(error("E230", f"no verdict for `{program.name}`: {analysis.reason}",
+                                    program.name_span, "unknown").with_help("lower the horizon or the domain"))
+
+
+def _witness_json(program: DiscreteProgram, w: Witness) -> dict:
+    L = program.L
+    base = w.epsilon_base if w.epsilon_base is not None else Fraction(2)
+    return {"alpha": list(w.alpha), "beta": list(w.beta), "outputs": [str(_plain(v)) for v in w.outputs],
+            "pr_alpha": w.pr_alpha.text(L), "pr_beta": w.pr_beta.text(L),
+            "epsilon": _eps_text(base, L),
+            "pr_alpha_value": str(_at(w.pr_alpha, base, L)), "pr_beta_value": str(_at(w.pr_beta, base, L))}

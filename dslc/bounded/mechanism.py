@@ -1,0 +1,456 @@
+"""The bounded check of a discrete mechanism (docs/discrete.md).
+
+The program of :mod:`dslc.ir.lower_mechanism_bounded` is a finite Markov
+decision process: a hidden state is a program location with the store, an
+action is the value the next `read()` returns (chosen by the adversary), an
+observation is what the program outputs until the next read.  Probabilities
+are exact rational functions of s = e^(−ε/L) (:mod:`dslc.bounded.ratfunc`).
+
+:func:`check` enumerates every pair of adjacent input sequences of length k
+(the horizon) and every output sequence, computes Pr_α(o) and Pr_β(o)
+exactly, and finds the least d (a multiple of 1/L) such that
+Pr_α(o) ≤ e^(dε)·Pr_β(o) for every ε > 0, each inequality decided exactly
+on s ∈ (0, 1) (Sturm's theorem).  Exhaustive enumeration of a finite model
+is the whole proof; the time budget turns an enumeration too large into
+"unknown".
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import ceil, floor
+
+from flint import fmpq_poly
+
+from dslc import limits
+from dslc.bounded.ratfunc import RatFunc, nonneg_on_unit
+from dslc.ir.lower_mechanism_bounded import DiscreteProgram, Instr
+from dslc.source import Span
+from dslc.syntax import ast
+
+HALTED = -1
+MAX_SEGMENT_STEPS = 10_000
+ONE = RatFunc.const(1)
+ZERO = RatFunc.const(0)
+
+
+class ProgramFault(Exception):
+    """A run of the program does something the finite model cannot hold."""
+
+    def __init__(self, code: str, message: str, span: Span, label: str, help_: str):
+        super().__init__(message)
+        self.code, self.message, self.span, self.label, self.help = code, message, span, label, help_
+
+
+Config = tuple          # (pc, store values) or (HALTED,)
+
+
+# ------------------------------------------------------------------ one run
+class Machine:
+    """Runs the program exactly: a segment is what happens from one read to the next."""
+
+    def __init__(self, program: DiscreteProgram):
+        self.p = program
+        self.index = {v: i for i, v in enumerate(program.variables)}
+        self.segments: dict[tuple[Config, int | None], list[tuple[tuple, Config, RatFunc]]] = {}
+        self._dlap: dict[tuple, list] = {}
+        self._probs: dict[int, RatFunc] = {}
+
+    def start(self) -> list[tuple[tuple, Config, RatFunc]]:
+        return self.segment((0, (None,) * len(self.p.variables)), None)
+
+    def segment(self, config: Config, value: int | None) -> list[tuple[tuple, Config, RatFunc]]:
+        """From a configuration waiting at a read (or the start), with the read's
+        value: the distribution of (outputs, next configuration)."""
+        key = (config, value)
+        found = self.segments.get(key)
+        if found is not None:
+            return found
+        if config[0] == HALTED:
+            out = [((), config, ONE)]
+            self.segments[key] = out
+            return out
+        acc: dict[tuple, RatFunc] = {}
+        work = [(config[0], config[1], (), ONE, value, 0)]
+        while work:
+            limits.checkpoint()
+            pc, store, outs, prob, pending, steps = work.pop()
+            if steps > MAX_SEGMENT_STEPS:
+                ins = self.p.code[pc]
+                raise ProgramFault("E157", "the program runs too long without reading an input", ins.span,
+                                   "still running here", "make every loop read an input on each iteration")
+            ins = self.p.code[pc]
+            if ins.reads and pending is None:
+                k = (outs, (pc, store))
+                acc[k] = acc[k] + prob if k in acc else prob
+                continue
+            inp = pending if ins.reads else None
+            rest = None if ins.reads else pending
+            if ins.op == "halt":
+                k = (outs, (HALTED,))
+                acc[k] = acc[k] + prob if k in acc else prob
+            elif ins.op == "jump":
+                work.append((ins.jump, store, outs, prob, rest, steps + 1))
+            elif ins.op == "assign":
+                for v, q in self.value(ins.expr, store, inp):
+                    st = list(store)
+                    st[self.index[ins.target]] = v
+                    work.append((pc + 1, tuple(st), outs, prob * q if q is not ONE else prob, rest, steps + 1))
+            elif ins.op == "output":
+                for v, q in self.value(ins.expr, store, inp):
+                    work.append((pc + 1, store, outs + (v,), prob * q if q is not ONE else prob, rest, steps + 1))
+            elif ins.op == "branch":
+                for truth, q in self.truth(ins.expr, store, inp):
+                    nxt = pc + 1 if truth else ins.jump
+                    work.append((nxt, store, outs, prob * q if q is not ONE else prob, rest, steps + 1))
+        out = [(o, c, p) for (o, c), p in acc.items() if not p.is_zero]
+        self.segments[key] = out
+        return out
+
+    # ---- expressions: a list of (value, probability)
+    def value(self, e, store, inp) -> list[tuple[object, RatFunc]]:
+        if isinstance(e, ast.Num):
+            return [(e.value, ONE)]
+        if isinstance(e, ast.Symbol):
+            return [(e.name, ONE)]
+        if isinstance(e, ast.Read):
+            return [(Fraction(inp), ONE)]
+        if isinstance(e, ast.Name):
+            if e.name in self.p.constants:
+                return [(self.p.constants[e.name], ONE)]
+            v = store[self.index[e.name]]
+            if v is None:
+                raise ProgramFault("E154", f"`{e.name}` is read before it is assigned on some run", e.span,
+                                   "not assigned on this path", f"assign `{e.name}` before every use")
+            return [(v, ONE)]
+        if isinstance(e, ast.Neg):
+            return [(-v, q) for v, q in self.value(e.operand, store, inp)]
+        if isinstance(e, ast.BinOp):
+            out: dict[object, RatFunc] = {}
+            for (a, p), (b, q) in itertools.product(self.value(e.left, store, inp), self.value(e.right, store, inp)):
+                if isinstance(a, str) or isinstance(b, str):
+                    raise ProgramFault("E152", "arithmetic on an output symbol", e.span, "a symbol here",
+                                       "symbols such as ⊤ can only be output")
+                if e.op == "/" and b == 0:
+                    raise ProgramFault("E008", "division by zero on some run", e.span, "divides by zero",
+                                       "make sure the divisor is never zero")
+                v = {"+": a + b, "-": a - b, "*": a * b, "/": a / b if e.op == "/" else None}[e.op]
+                pq = p * q if not (p is ONE and q is ONE) else ONE
+                out[v] = out[v] + pq if v in out else pq
+            return list(out.items())
+        if isinstance(e, ast.Flip):
+            p = self.flip_prob(e)
+            return [(Fraction(1), p), (Fraction(0), ONE - p)]
+        if isinstance(e, ast.Clamp):
+            lo, hi = self.int_value(e.lo, store, inp), self.int_value(e.hi, store, inp)
+            if lo > hi:
+                raise ProgramFault("E158", f"`clamp` with lower end {lo} above upper end {hi}", e.span,
+                                   "empty range", "make the first bound at most the second")
+            if isinstance(e.value, ast.DLap):
+                mu = self.int_value(e.value.mean, store, inp)
+                return self.clamped_dlap(e.value, mu, lo, hi)
+            out = {}
+            for v, q in self.value(e.value, store, inp):
+                w = min(max(v, lo), hi)
+                out[w] = out[w] + q if w in out else q
+            return list(out.items())
+        raise ProgramFault("E152", "this expression cannot be evaluated by the bounded checker", e.span,
+                           "here", "use numbers, variables, read(), DLap, flip and clamp")
+
+    def int_value(self, e, store, inp) -> int:
+        vals = self.value(e, store, inp)
+        if len(vals) != 1 or isinstance(vals[0][0], str) or vals[0][0].denominator != 1:
+            raise ProgramFault("E158", "this must be a fixed integer on every run", e.span,
+                               "random or not an integer", "DLap means and clamp bounds are integers")
+        return int(vals[0][0])
+
+    def a(self, rate_expr) -> int:
+        from dslc.ir.lower_mechanism_bounded import _Lowering
+        d = _Lowering.eps_multiple(self._low(), rate_expr)
+        return int(d * self.p.L)
+
+    def _low(self):
+        from dslc.ir.lower_mechanism_bounded import _Lowering
+        low = _Lowering.__new__(_Lowering)
+        low.constants = self.p.constants
+        return low
+
+    def clamped_dlap(self, d: ast.DLap, mu: int, lo: int, hi: int) -> list[tuple[object, RatFunc]]:
+        key = (id(d), mu, lo, hi)
+        found = self._dlap.get(key)
+        if found is not None:
+            return found
+        r = self.a(d.rate)
+        out = []
+        for k in range(lo, hi + 1):
+            if lo == hi:
+                p = ONE
+            elif k == lo:
+                p = ONE - tail_ge(r, lo + 1 - mu)
+            elif k == hi:
+                p = tail_ge(r, hi - mu)
+            else:
+                p = point(r, k - mu)
+            if not p.is_zero:
+                out.append((Fraction(k), p))
+        self._dlap[key] = out
+        return out
+
+    def flip_prob(self, e: ast.Flip) -> RatFunc:
+        found = self._probs.get(id(e))
+        if found is None:
+            found = self.prob_expr(e.prob)
+            for q in (found, ONE - found):
+                if not nonneg_on_unit(q.num * q.den)[0]:
+                    raise ProgramFault("E153", f"`{e.prob.span.text}` is not a probability for every ε > 0",
+                                       e.prob.span, "below 0 or above 1 for some ε",
+                                       "a coin's probability must lie in [0, 1] for every ε, "
+                                       "e.g. `e^ε / (1 + e^ε)`")
+            self._probs[id(e)] = found
+        return found
+
+    def prob_expr(self, e) -> RatFunc:
+        if isinstance(e, ast.Num):
+            return RatFunc.const(e.value)
+        if isinstance(e, ast.Name):
+            return RatFunc.const(self.p.constants[e.name])
+        if isinstance(e, ast.Neg):
+            return -self.prob_expr(e.operand)
+        if isinstance(e, ast.ExpOf):
+            return RatFunc.power(-self.a(e.exponent))
+        if isinstance(e, ast.BinOp):
+            a, b = self.prob_expr(e.left), self.prob_expr(e.right)
+            if e.op == "/" and b.is_zero:
+                raise ProgramFault("E008", "division by zero", e.span, "divides by zero", "fix the probability")
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b}[e.op]()
+        raise ProgramFault("E153", "a coin's probability must be an expression in e^ε", e.span, "here",
+                           "use numbers, parameters and `e^ε`")
+
+    def truth(self, cond, store, inp) -> list[tuple[bool, RatFunc]]:
+        if isinstance(cond, ast.CondTruth):
+            return [(v != 0, q) for v, q in self.value(cond.value, store, inp)]
+        left, right, op = cond.left, cond.right, cond.op
+        if isinstance(right, ast.DLap):       # x op DLap  ⇔  DLap op' x
+            left, right = right, left
+            op = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}[op]
+        out: dict[bool, RatFunc] = {}
+        if isinstance(left, ast.DLap):
+            mu = self.int_value(left.mean, store, inp)
+            r = self.a(left.rate)
+            for x, q in self.value(right, store, inp):
+                # μ + Z op x with Z integer: Z >= n or Z <= n
+                if op in (">=", ">"):
+                    n = ceil(x - mu) if op == ">=" else floor(x - mu) + 1
+                    p = tail_ge(r, n)
+                else:
+                    n = floor(x - mu) if op == "<=" else ceil(x - mu) - 1
+                    p = ONE - tail_ge(r, n + 1)
+                for truth, pq in ((True, p * q), (False, (ONE - p) * q)):
+                    if not pq.is_zero:
+                        out[truth] = out[truth] + pq if truth in out else pq
+            return list(out.items())
+        for (a, p), (b, q) in itertools.product(self.value(left, store, inp), self.value(right, store, inp)):
+            if isinstance(a, str) or isinstance(b, str):
+                raise ProgramFault("E152", "a comparison with an output symbol", cond.span, "a symbol here",
+                                   "symbols such as ⊤ can only be output")
+            t = {">=": a >= b, "<=": a <= b, ">": a > b, "<": a < b}[op]
+            pq = p * q
+            out[t] = out[t] + pq if t in out else pq
+        return list(out.items())
+
+
+def point(r: int, j: int) -> RatFunc:
+    """P(Z = j) for the two-sided geometric Z with a = s^r: (1−a)/(1+a)·a^|j|."""
+    a = RatFunc(fmpq_poly([0] * r + [1]))
+    return (ONE - a) / (ONE + a) * RatFunc.power(r * abs(j))
+
+
+def tail_ge(r: int, n: int) -> RatFunc:
+    """P(Z ≥ n): a^n/(1+a) for n ≥ 1, 1 − a^(1−n)/(1+a) for n ≤ 0."""
+    a = RatFunc(fmpq_poly([0] * r + [1]))
+    if n >= 1:
+        return RatFunc.power(r * n) / (ONE + a)
+    return ONE - RatFunc.power(r * (1 - n)) / (ONE + a)
+
+
+# ------------------------------------------------------------------ the check
+@dataclass
+class Witness:
+    alpha: tuple[int, ...]
+    beta: tuple[int, ...]
+    outputs: tuple
+    pr_alpha: RatFunc
+    pr_beta: RatFunc
+    epsilon_base: Fraction | None = None     # e^(ε/L) where the ratio exceeds the bound (exact point)
+    kind: str = "bound"                       # "support" | "small-eps" | "bound" | "lower"
+
+
+@dataclass
+class DiscreteAnalysis:
+    program: DiscreteProgram
+    horizon: int
+    status: str                     # private | not-private | unknown
+    d: Fraction | None = None       # least d proven (a multiple of 1/L)
+    d_lower: Fraction | None = None
+    d_lower_strict: bool = False    # d* > d_lower (else d* ≥ d_lower)
+    witness: Witness | None = None  # the pair behind d_lower, or the violation
+    lower_witness: Witness | None = None
+    pairs: int = 0                  # pairs of adjacent input sequences
+    comparisons: int = 0            # distinct (Pr_α, Pr_β) pairs decided
+    states: int = 0                 # configurations of the finite model
+    halts_within: bool = False      # every run halts within the horizon
+    fault: ProgramFault | None = None
+    reason: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def output_distributions(machine: Machine, inputs: tuple[int, ...], halted: list | None = None) -> dict[tuple, RatFunc]:
+    """Pr(outputs | inputs) for one input sequence (the run stops at the next read).
+    ``halted`` (a one-element list) is cleared when some run is still going."""
+    dist: dict[tuple, RatFunc] = {}
+    layer = [(o, c, p) for o, c, p in machine.start()]
+    for v in inputs:
+        nxt: dict[tuple, RatFunc] = {}
+        for o, c, p in layer:
+            for o2, c2, q in machine.segment(c, v):
+                k = (o + o2, c2)
+                pq = p * q
+                nxt[k] = nxt[k] + pq if k in nxt else pq
+        layer = [(o, c, p) for (o, c), p in nxt.items()]
+    for o, c, p in layer:
+        if halted is not None and c[0] != HALTED:
+            halted[0] = False
+        dist[o] = dist[o] + p if o in dist else p
+    return dist
+
+
+def adjacent_sequences(program: DiscreteProgram, alpha: tuple[int, ...]):
+    dom = program.domain
+    if program.adjacent is None:
+        for i, a in enumerate(alpha):
+            for b in dom:
+                if b != a:
+                    yield alpha[:i] + (b,) + alpha[i + 1:]
+        return
+    choices = [[b for b in dom if abs(b - a) <= program.adjacent] for a in alpha]
+    for beta in itertools.product(*choices):
+        if beta != alpha:
+            yield beta
+
+
+def check(program: DiscreteProgram, horizon: int | None = None) -> DiscreteAnalysis:
+    k = horizon or program.horizon
+    out = DiscreteAnalysis(program, k, "unknown")
+    machine = Machine(program)
+    try:
+        _check(program, machine, k, out)
+    except ProgramFault as fault:
+        out.status, out.fault = "error", fault
+    out.states = len({c for (c, _v) in machine.segments})
+    return out
+
+
+def _check(program: DiscreteProgram, machine: Machine, k: int, out: DiscreteAnalysis) -> None:
+    L = program.L
+    dists: dict[tuple, dict] = {}
+    halted = [True]
+    for alpha in itertools.product(program.domain, repeat=k):
+        limits.checkpoint()
+        dists[alpha] = output_distributions(machine, alpha, halted)
+    out.halts_within = halted[0]
+    # every distinct (Pr_α(o), Pr_β(o)) with the first pair that shows it
+    cases: dict[tuple, Witness] = {}
+    for alpha, da in dists.items():
+        for beta in adjacent_sequences(program, alpha):
+            limits.checkpoint()
+            out.pairs += 1
+            db = dists[beta]
+            for o, pa in da.items():
+                pb = db.get(o, ZERO)
+                key = (pa.key(), pb.key())
+                if key not in cases:
+                    cases[key] = Witness(alpha, beta, o, pa, pb)
+    out.comparisons = len(cases)
+    # an output possible under α only: no d at all
+    for w in cases.values():
+        if w.pr_beta.is_zero:
+            w.kind = "support"
+            out.status, out.witness = "not-private", w
+            out.reason = "an output sequence is possible under one input sequence and impossible under the other"
+            return
+    # as ε → 0 (s → 1) every bound e^(dε) tends to 1
+    for w in cases.values():
+        a1, b1 = w.pr_alpha.at(Fraction(1)), w.pr_beta.at(Fraction(1))
+        if a1 is not None and b1 is not None and a1 > b1:
+            w.kind = "small-eps"
+            out.status, out.witness = "not-private", w
+            out.reason = "the two probabilities stay apart as ε tends to 0, so no e^(dε) bounds their ratio"
+            return
+    # the least m (d = m/L) with s^m·Pr_α ≤ Pr_β on (0, 1), pair by pair
+    asym = {key: w.pr_beta.valuation() - w.pr_alpha.valuation() for key, w in cases.items()}
+    m = max(0, max(asym.values(), default=0))
+    lower_key = max(asym, key=asym.get) if asym else None
+    strict_witness = None
+    for key, w in sorted(cases.items(), key=lambda kv: -asym[kv[0]]):
+        limits.checkpoint()
+        ok, s0 = _holds(w, m)
+        if ok:
+            continue
+        # double, then bisect, the exponent for this pair
+        lo_m, hi_m = m, max(m * 2, m + 1)
+        while not _holds(w, hi_m)[0]:
+            limits.checkpoint()
+            lo_m, hi_m = hi_m, hi_m * 2
+            if hi_m > 4096 * L:
+                out.status, out.witness = "unknown", w
+                out.reason = f"no d up to {4096} bounds this pair's ratio"
+                return
+        while hi_m - lo_m > 1:
+            mid = (lo_m + hi_m) // 2
+            if _holds(w, mid)[0]:
+                hi_m = mid
+            else:
+                lo_m = mid
+        m = hi_m
+        s0 = _nice_point(w, m - 1) or _holds(w, m - 1)[1]
+        strict_witness = Witness(w.alpha, w.beta, w.outputs, w.pr_alpha, w.pr_beta, 1 / s0, "lower")
+    out.d = Fraction(m, L)
+    lw = cases[lower_key] if lower_key is not None else None
+    if lw is not None and asym[lower_key] == m:
+        out.d_lower, out.lower_witness = Fraction(m, L), lw
+        lw.kind = "lower"
+    elif strict_witness is not None:
+        out.d_lower, out.d_lower_strict, out.lower_witness = Fraction(m - 1, L), True, strict_witness
+    elif lw is not None:
+        out.d_lower, out.lower_witness = Fraction(max(0, asym[lower_key]), L), lw
+    out.status = "private"
+    if program.budget is not None and out.d > program.budget:
+        bm = int(program.budget * L)
+        for w in sorted(cases.values(), key=lambda w: -(w.pr_beta.valuation() - w.pr_alpha.valuation())):
+            limits.checkpoint()
+            ok, s0 = _holds(w, bm)
+            if not ok:
+                s0 = _nice_point(w, bm) or s0
+                out.status = "not-private"
+                out.witness = Witness(w.alpha, w.beta, w.outputs, w.pr_alpha, w.pr_beta, 1 / s0, "bound")
+                out.reason = "the ratio exceeds the budget's bound"
+                return
+
+
+def _nice_point(w: Witness, m: int) -> Fraction | None:
+    """A simple s (e^(ε/L) = 2, 3, 4, 10, …) where s^m·Pr_α(s) > Pr_β(s), if one is."""
+    for base in (2, 3, 4, 10, 100, 1000):
+        s = Fraction(1, base)
+        a, b = w.pr_alpha.at(s), w.pr_beta.at(s)
+        if a is not None and b is not None and s ** m * a > b:
+            return s
+    return None
+
+
+def _holds(w: Witness, m: int) -> tuple[bool, Fraction | None]:
+    """s^m·Pr_α(s) ≤ Pr_β(s) for every s in (0, 1)?"""
+    a, b = w.pr_alpha, w.pr_beta
+    poly = b.num * a.den - fmpq_poly([0] * m + [1]) * a.num * b.den
+    return nonneg_on_unit(poly)
