@@ -204,8 +204,8 @@ class Machine:
             found = self.prob_expr(e.prob)
             for q in (found, ONE - found):
                 if not nonneg_on_unit(q.num * q.den)[0]:
-                    raise ProgramFault("E153", f"`{e.prob.span.text}` is not a probability for every ε > 0",
-                                       e.prob.span, "below 0 or above 1 for some ε",
+                    raise ProgramFault("E153", f"the coin `{e.span.text}` has no probability in [0, 1] for some ε > 0",
+                                       e.span, "below 0 or above 1 for some ε",
                                        "a coin's probability must lie in [0, 1] for every ε, "
                                        "e.g. `e^ε / (1 + e^ε)`")
             self._probs[id(e)] = found
