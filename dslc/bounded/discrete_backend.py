@@ -65,7 +65,7 @@ def witness_lines(program: DiscreteProgram, w: Witness, path: str | None) -> lis
              f"at ε = {eps}: Pr[o | α] = {fmt_fraction(pa)} ≈ {float(pa):.6g}, "
              f"Pr[o | β] = {fmt_fraction(pb)} ≈ {float(pb):.6g}"]
     target = path or "FILE"
-    lines.append(f"replay: dslc prob {target} --block {program.name} --inputs "
+    lines.append(f"replay: dslc prob {target} --block {program.name} --epsilon 1 --inputs "
                  f"{','.join(str(v) for v in w.alpha)} --outputs {','.join(str(_plain(v)) for v in w.outputs)}"
                  f" (and --inputs {','.join(str(v) for v in w.beta)} for β)")
     return lines
