@@ -98,6 +98,7 @@ class _Lowering:
         self.variables: list[str] = []
         self.constants: dict[str, Fraction] = {}
         self.rates: list[Fraction] = []
+        self.bad_params: set[str] = set()      # reported once (E156), not again as unassigned
 
     def err(self, code: str, message: str, span: Span, label: str, help_: str) -> None:
         self.diags.append(error(code, message, span, label).with_help(help_))
@@ -207,7 +208,7 @@ class _Lowering:
                 self.err("E153", "ε is allowed only in noise rates and in `e^…` of a coin's probability",
                          n.span, "here", "a value computed by the program cannot depend on ε")
             elif isinstance(n, ast.Name):
-                if n.name not in self.constants and n.name not in self.variables:
+                if n.name not in self.constants and n.name not in self.variables and n.name not in self.bad_params:
                     self.err("E154", f"`{n.name}` is used before it is assigned", n.span, "not assigned yet",
                              f"assign `{n.name}` first (`{n.name} := …`) or declare it as a parameter")
             elif isinstance(n, (ast.BinOp,)):
@@ -278,6 +279,7 @@ class _Lowering:
 
     def run(self) -> DiscreteProgram | None:
         b = self.block
+        self.bad_params = {p.name for p in b.params}
         for p in b.params:
             if p.default is None or not isinstance(p.default, (ast.Num, ast.Neg)):
                 self.err("E156", f"the parameter `{p.name}` needs a numeric value for the bounded checker",
@@ -290,6 +292,7 @@ class _Lowering:
                          f"give it one: `{p.name} = 0`")
                 continue
             self.constants[p.name] = v
+            self.bad_params.discard(p.name)
         # DLap draws compared directly (one side of a comparison) need no clamp
         self.comparable = {id(x) for n in walk(b.body) if isinstance(n, ast.Cond)
                            for x in (n.left, n.right) if isinstance(x, ast.DLap)}
