@@ -9,11 +9,13 @@ import time
 from fractions import Fraction
 
 from dslc.bounded.mechanism import DiscreteAnalysis, Witness, check
-from dslc.diagnostics.model import error
+from dslc.diagnostics.model import Verbatim, error
 from dslc.ir.lower_mechanism_bounded import DiscreteProgram, lower_discrete
 from dslc.numbers import fmt_fraction
 from dslc.results import BlockResult, Verdict
 from dslc.syntax import ast
+
+from dslc.bounded.mechanism import STATELESS  # noqa: E402
 
 THEOREM = ("exhaustive enumeration of the finite model: every pair of adjacent input sequences of "
            "length k and every output sequence, each inequality decided exactly for every ε > 0 "
@@ -64,11 +66,35 @@ def witness_lines(program: DiscreteProgram, w: Witness, path: str | None) -> lis
              f"Pr[o | β] = {w.pr_beta.text(L)}",
              f"at ε = {eps}: Pr[o | α] = {fmt_fraction(pa)} ≈ {float(pa):.6g}, "
              f"Pr[o | β] = {fmt_fraction(pb)} ≈ {float(pb):.6g}"]
+    if w.kind == "bound" and program.budget is not None:
+        lines.append(f"ratio at ε = {eps}: {fmt_fraction(pa / pb)} > e^{_d_text(program.budget)} = "
+                     f"{fmt_fraction(base ** int(program.budget * L))}")
+    from dslc.bounded.mechanism import Machine, likeliest_path
+    steps = likeliest_path(Machine(program), w.alpha, w.outputs, 1 / base)
+    if steps:
+        lines.append(f"the likeliest run of α with these outputs (at ε = {eps}):")
+        for ins, what, q in steps[:MAX_STEPS]:
+            line = ins.span.file.line_col(ins.span.start)[0]
+            prob = "" if q.is_const and q.at(Fraction(1, 2)) == 1 else f" (probability {q.text(L)})"
+            text = _first_line(ins.span.text)
+            shown = f"`if {text}` is {what}" if ins.op == "branch" else f"`{text}` {what}"
+            lines.append(f"  line {line}: {shown}{prob}")
+        if len(steps) > MAX_STEPS:
+            lines.append(f"  … {len(steps) - MAX_STEPS} more steps")
     target = path or "FILE"
-    lines.append(f"replay: dslc prob {target} --block {program.name} --epsilon 1 --inputs "
-                 f"{','.join(str(v) for v in w.alpha)} --outputs {','.join(str(_plain(v)) for v in w.outputs)}"
-                 f" (and --inputs {','.join(str(v) for v in w.beta)} for β)")
+    outs = ','.join(str(_plain(v)) for v in w.outputs)
+    for seq in (w.alpha, w.beta):
+        lines.append(Verbatim(f"replay: dslc prob {target} --block {program.name} --epsilon 1 --inputs "
+                              f"{','.join(str(v) for v in seq)} --outputs {outs}"))
     return lines
+
+
+MAX_STEPS = 24
+
+
+def _first_line(text: str) -> str:
+    first = text.splitlines()[0] if text else ""
+    return first if len(first) <= 60 else first[:57] + "…"
 
 
 def _plain(v):
@@ -88,9 +114,12 @@ def report(program: DiscreteProgram, analysis: DiscreteAnalysis, result: BlockRe
         "comparisons": analysis.comparisons,
         "states": analysis.states,
         "halts_within_horizon": analysis.halts_within,
-        "theorem": THEOREM,
+        "theorem": THEOREM + ("; " + STATELESS if analysis.stateless else ""),
         "seconds": float(analysis.notes[0]) if analysis.notes else None,
     })
+    result.details["stateless"] = analysis.stateless
+    if analysis.horizon_effective is not None and analysis.horizon_effective < k:
+        result.details["halts_after_reads"] = analysis.horizon_effective
     scope = (f"for every ε > 0 and every pair of adjacent input sequences of length {k}"
              + (" (every run halts by then: this holds for the whole mechanism)" if analysis.halts_within
                 else f" (horizon {k} reads)"))
@@ -107,7 +136,8 @@ def report(program: DiscreteProgram, analysis: DiscreteAnalysis, result: BlockRe
         result.summary = (f"{_d_text(analysis.d)}-differentially private {scope}; "
                           + ("the bound is tight" if tight else
                              f"d* {'>' if analysis.d_lower_strict else '≥'} {fmt_fraction(lower)}")
-                          + " (bounded check: exhaustive and exact)")
+                          + (" (bounded check of one read, exact; the reads are independent)"
+                             if analysis.stateless else " (bounded check: exhaustive and exact)"))
         result.bounds = {"d_upper": str(analysis.d), "d_lower": str(lower),
                          "d_lower_strict": analysis.d_lower_strict}
         if analysis.lower_witness is not None:
@@ -131,7 +161,7 @@ def report(program: DiscreteProgram, analysis: DiscreteAnalysis, result: BlockRe
         diag = error("DP020", msg, span, "not private" if w.kind != "bound" else "this budget is exceeded")
         for line in witness_lines(program, w, path):
             diag.note(line)
-        diag.note(f"verdict rests on {THEOREM}")
+        diag.note(f"verdict rests on {THEOREM}" + (f"; {STATELESS}" if analysis.stateless else ""))
         diag.with_help("add noise, or fix the probabilities so that adjacent inputs give close distributions")
         result.diagnostics.append(diag)
         result.summary = (f"not {'differentially private' if w.kind != 'bound' else _d_text(program.budget) + '-differentially private'}"

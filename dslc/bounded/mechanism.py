@@ -57,6 +57,13 @@ class Machine:
         self.segments: dict[tuple[Config, int | None], list[tuple[tuple, Config, RatFunc]]] = {}
         self._dlap: dict[tuple, list] = {}
         self._probs: dict[int, RatFunc] = {}
+        self.live = _live_variables(program, self.index)
+
+    def waiting(self, pc: int, store: tuple) -> Config:
+        """The configuration waiting at the read of ``pc``, with the variables
+        that are dead there forgotten (they cannot change what follows)."""
+        live = self.live[pc]
+        return (pc, tuple(v if i in live else None for i, v in enumerate(store)))
 
     def start(self) -> list[tuple[tuple, Config, RatFunc]]:
         return self.segment((0, (None,) * len(self.p.variables)), None)
@@ -83,7 +90,7 @@ class Machine:
                                    "still running here", "make every loop read an input on each iteration")
             ins = self.p.code[pc]
             if ins.reads and pending is None:
-                k = (outs, (pc, store))
+                k = (outs, self.waiting(pc, store))
                 acc[k] = acc[k] + prob if k in acc else prob
                 continue
             inp = pending if ins.reads else None
@@ -112,14 +119,14 @@ class Machine:
     # ---- expressions: a list of (value, probability)
     def value(self, e, store, inp) -> list[tuple[object, RatFunc]]:
         if isinstance(e, ast.Num):
-            return [(e.value, ONE)]
+            return [(_int(e.value), ONE)]
         if isinstance(e, ast.Symbol):
             return [(e.name, ONE)]
         if isinstance(e, ast.Read):
-            return [(Fraction(inp), ONE)]
+            return [(inp, ONE)]
         if isinstance(e, ast.Name):
             if e.name in self.p.constants:
-                return [(self.p.constants[e.name], ONE)]
+                return [(_int(self.p.constants[e.name]), ONE)]
             v = store[self.index[e.name]]
             if v is None:
                 raise ProgramFault("E154", f"`{e.name}` is read before it is assigned on some run", e.span,
@@ -136,13 +143,13 @@ class Machine:
                 if e.op == "/" and b == 0:
                     raise ProgramFault("E008", "division by zero on some run", e.span, "divides by zero",
                                        "make sure the divisor is never zero")
-                v = {"+": a + b, "-": a - b, "*": a * b, "/": a / b if e.op == "/" else None}[e.op]
+                v = _int({"+": a + b, "-": a - b, "*": a * b, "/": Fraction(a) / b if e.op == "/" else None}[e.op])
                 pq = p * q if not (p is ONE and q is ONE) else ONE
                 out[v] = out[v] + pq if v in out else pq
             return list(out.items())
         if isinstance(e, ast.Flip):
             p = self.flip_prob(e)
-            return [(Fraction(1), p), (Fraction(0), ONE - p)]
+            return [(1, p), (0, ONE - p)]
         if isinstance(e, ast.Clamp):
             lo, hi = self.int_value(e.lo, store, inp), self.int_value(e.hi, store, inp)
             if lo > hi:
@@ -161,7 +168,7 @@ class Machine:
 
     def int_value(self, e, store, inp) -> int:
         vals = self.value(e, store, inp)
-        if len(vals) != 1 or isinstance(vals[0][0], str) or vals[0][0].denominator != 1:
+        if len(vals) != 1 or isinstance(vals[0][0], str) or Fraction(vals[0][0]).denominator != 1:
             raise ProgramFault("E158", "this must be a fixed integer on every run", e.span,
                                "random or not an integer", "DLap means and clamp bounds are integers")
         return int(vals[0][0])
@@ -194,7 +201,7 @@ class Machine:
             else:
                 p = point(r, k - mu)
             if not p.is_zero:
-                out.append((Fraction(k), p))
+                out.append((k, p))
         self._dlap[key] = out
         return out
 
@@ -261,6 +268,44 @@ class Machine:
         return list(out.items())
 
 
+def _live_variables(program: DiscreteProgram, index: dict[str, int]) -> list[set[int]]:
+    """Live-in variables of every instruction (backward data flow to a fixed point)."""
+    from dslc.ir.lower_mechanism_bounded import walk
+    code = program.code
+    uses = [{index[n.name] for n in walk(ins.expr) if isinstance(n, ast.Name) and n.name in index}
+            if ins.expr is not None else set() for ins in code]
+    defs = [{index[ins.target]} if ins.op == "assign" else set() for ins in code]
+    succ = []
+    for pc, ins in enumerate(code):
+        if ins.op == "halt":
+            succ.append([])
+        elif ins.op == "jump":
+            succ.append([ins.jump])
+        elif ins.op == "branch":
+            succ.append([pc + 1, ins.jump])
+        else:
+            succ.append([pc + 1])
+    live: list[set[int]] = [set() for _ in code]
+    changed = True
+    while changed:
+        changed = False
+        for pc in range(len(code) - 1, -1, -1):
+            out: set[int] = set()
+            for nx in succ[pc]:
+                out |= live[nx]
+            new = uses[pc] | (out - defs[pc])
+            if new != live[pc]:
+                live[pc], changed = new, True
+    return live
+
+
+def _int(v):
+    """Integral values as Python ints (hashed fast), others as Fractions."""
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return int(v.numerator)
+    return v
+
+
 def point(r: int, j: int) -> RatFunc:
     """P(Z = j) for the two-sided geometric Z with a = s^r: (1−a)/(1+a)·a^|j|."""
     a = RatFunc(fmpq_poly([0] * r + [1]))
@@ -302,6 +347,9 @@ class DiscreteAnalysis:
     states: int = 0                 # configurations of the finite model
     halts_within: bool = False      # every run halts within the horizon
     fault: ProgramFault | None = None
+    horizon_effective: int | None = None   # reads after which every run has halted (≤ horizon)
+    notes_halting: int | None = None
+    stateless: bool = False                # checked by independence (STATELESS)
     reason: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -326,6 +374,16 @@ def output_distributions(machine: Machine, inputs: tuple[int, ...], halted: list
     return dist
 
 
+def _advance(machine: Machine, layer: list, v: int) -> list:
+    nxt: dict[tuple, RatFunc] = {}
+    for o, c, p in layer:
+        for o2, c2, q in machine.segment(c, v):
+            key = (o + o2, c2)
+            pq = p * q if q is not ONE else p
+            nxt[key] = nxt[key] + pq if key in nxt else pq
+    return [(o, c, p) for (o, c), p in nxt.items()]
+
+
 def adjacent_sequences(program: DiscreteProgram, alpha: tuple[int, ...]):
     dom = program.domain
     if program.adjacent is None:
@@ -345,34 +403,134 @@ def check(program: DiscreteProgram, horizon: int | None = None) -> DiscreteAnaly
     out = DiscreteAnalysis(program, k, "unknown")
     machine = Machine(program)
     try:
-        _check(program, machine, k, out)
+        if k > 1 and _stateless(program, machine):
+            _check_stateless(program, machine, k, out)
+        else:
+            _check(program, machine, k, out)
     except ProgramFault as fault:
         out.status, out.fault = "error", fault
     out.states = len({c for (c, _v) in machine.segments})
     return out
 
 
-def _check(program: DiscreteProgram, machine: Machine, k: int, out: DiscreteAnalysis) -> None:
+def _stateless(program: DiscreteProgram, machine: Machine) -> bool:
+    """One configuration waits at every read (dead variables forgotten), every
+    step returns to it, and no run halts: the reads are answered independently."""
+    configs = {c for _o, c, _p in machine.start()}
+    if len(configs) != 1:
+        return False
+    (c,) = configs
+    if c[0] == HALTED:
+        return False
+    return all(c2 == c for v in program.domain for _o, c2, _q in machine.segment(c, v))
+
+
+STATELESS = ("one configuration waits at every read and every step returns to it, so the outputs of "
+             "different reads are independent: Pr[o | α] is a product over the reads, and the "
+             "check of one read gives d for k reads (d_k = d_1 for `adjacent any`, d_k = k·d_1 for "
+             "`adjacent Δ`, where every read may differ)")
+
+
+def _check_stateless(program: DiscreteProgram, machine: Machine, k: int, out: DiscreteAnalysis) -> None:
+    """The horizon-1 check, lifted to k reads by independence (see STATELESS)."""
+    _check(program, machine, 1, out, use_budget=program.adjacent is None)
+    out.horizon, out.horizon_effective, out.stateless = k, k, True
+    factor = 1 if program.adjacent is None else k
+    if out.d is not None:
+        out.d *= factor
+    if out.d_lower is not None:
+        out.d_lower *= factor
+    for name in ("witness", "lower_witness"):
+        w = getattr(out, name)
+        if w is not None:
+            setattr(out, name, _repeat(w, k, program.adjacent is None))
+    budget = program.budget
+    if program.adjacent is not None and out.status == "private" and budget is not None and out.d > budget:
+        # every read may differ: the pair at every read, against the budget of k reads
+        w = out.lower_witness
+        ok, s0 = _holds(w, int(budget * program.L))
+        if ok:
+            out.status = "unknown"
+            out.reason = (f"d ≤ {out.d} is above the budget, and the repeated pair stays within it")
+        else:
+            s0 = _nice_point(w, int(budget * program.L)) or s0
+            out.status = "not-private"
+            out.witness = Witness(w.alpha, w.beta, w.outputs, w.pr_alpha, w.pr_beta, 1 / s0, "bound")
+            out.reason = "the ratio exceeds the budget's bound"
+
+
+def _repeat(w: Witness, k: int, one_differs: bool) -> Witness:
+    """A one-read witness as k reads: the pair at every read (adjacent Δ), or at
+    the first read with α's value at the others (adjacent any)."""
+    a, b, o = w.alpha[0], w.beta[0], w.outputs
+    if one_differs:
+        pa = pb_rest = w.pr_alpha
+        pr_a, pr_b = w.pr_alpha, w.pr_beta
+        for _ in range(k - 1):
+            pr_a, pr_b = pr_a * pa, pr_b * pb_rest
+        return Witness((a,) * k, (b,) + (a,) * (k - 1), o * k, pr_a, pr_b, w.epsilon_base, w.kind)
+    pr_a, pr_b = w.pr_alpha, w.pr_beta
+    for _ in range(k - 1):
+        pr_a, pr_b = pr_a * w.pr_alpha, pr_b * w.pr_beta
+    return Witness((a,) * k, (b,) * k, o * k, pr_a, pr_b, w.epsilon_base, w.kind)
+
+
+def _check(program: DiscreteProgram, machine: Machine, k: int, out: DiscreteAnalysis,
+           use_budget: bool = True) -> None:
     L = program.L
     dists: dict[tuple, dict] = {}
+    intern: dict[tuple, int] = {}          # output sequence → a small id (hashed once)
+    ids: dict[tuple, int] = {ZERO.key(): 0}   # probability → a small id
     halted = [True]
-    for alpha in itertools.product(program.domain, repeat=k):
+    # reads after every run has halted change nothing: check only up to that depth
+    configs = {c for _o, c, _p in machine.start()}
+    for depth in range(k + 1):
+        live = {c for c in configs if c[0] != HALTED}
+        if not live:
+            if depth < k:
+                out.notes_halting = depth
+                k = depth
+            break
+        if depth == k:
+            break
+        configs = {c2 for c in live for v in program.domain for _o, c2, _q in machine.segment(c, v)}
         limits.checkpoint()
-        dists[alpha] = output_distributions(machine, alpha, halted)
+    out.horizon_effective = k
+    # depth-first over input sequences: each prefix's layer is computed once
+    start = [(o, c, p) for o, c, p in machine.start()]
+    stack = [((), start)]
+    while stack:
+        limits.checkpoint()
+        prefix, layer = stack.pop()
+        if len(prefix) == k:
+            dist: dict[tuple, RatFunc] = {}
+            for o, c, p in layer:
+                if c[0] != HALTED:
+                    halted[0] = False
+                dist[o] = dist[o] + p if o in dist else p
+            dists[prefix] = {intern.setdefault(o, len(intern)): (ids.setdefault(p.key(), len(ids)), p)
+                             for o, p in dist.items()}
+            continue
+        for v in reversed(program.domain):
+            stack.append((prefix + (v,), _advance(machine, layer, v)))
     out.halts_within = halted[0]
     # every distinct (Pr_α(o), Pr_β(o)) with the first pair that shows it
     cases: dict[tuple, Witness] = {}
+    zero = (0, ZERO)
     for alpha, da in dists.items():
         for beta in adjacent_sequences(program, alpha):
             limits.checkpoint()
             out.pairs += 1
             db = dists[beta]
-            for o, pa in da.items():
-                pb = db.get(o, ZERO)
-                key = (pa.key(), pb.key())
+            for o, (ka, pa) in da.items():
+                kb, pb = db.get(o, zero)
+                key = (ka, kb)
                 if key not in cases:
                     cases[key] = Witness(alpha, beta, o, pa, pb)
     out.comparisons = len(cases)
+    names = {i: o for o, i in intern.items()}
+    for w in cases.values():
+        w.outputs = names[w.outputs]
     # an output possible under α only: no d at all
     for w in cases.values():
         if w.pr_beta.is_zero:
@@ -426,7 +584,7 @@ def _check(program: DiscreteProgram, machine: Machine, k: int, out: DiscreteAnal
     elif lw is not None:
         out.d_lower, out.lower_witness = Fraction(max(0, asym[lower_key]), L), lw
     out.status = "private"
-    if program.budget is not None and out.d > program.budget:
+    if use_budget and program.budget is not None and out.d > program.budget:
         bm = int(program.budget * L)
         for w in sorted(cases.values(), key=lambda w: -(w.pr_beta.valuation() - w.pr_alpha.valuation())):
             limits.checkpoint()
@@ -454,3 +612,60 @@ def _holds(w: Witness, m: int) -> tuple[bool, Fraction | None]:
     a, b = w.pr_alpha, w.pr_beta
     poly = b.num * a.den - fmpq_poly([0] * m + [1]) * a.num * b.den
     return nonneg_on_unit(poly)
+
+
+# ------------------------------------------------------------------ the step list of a witness
+MAX_TRACE_PATHS = 100_000
+
+
+def likeliest_path(machine: Machine, inputs: tuple[int, ...], outputs: tuple, s: Fraction):
+    """The likeliest run (at s = e^(−ε/L)) on ``inputs`` that outputs ``outputs``:
+    a list of (instruction, what happened, probability of that step) or None."""
+    best: list = [None, Fraction(-1)]
+    code = machine.p.code
+    stack = [(0, (None,) * len(machine.p.variables), (), 0, Fraction(1), ())]
+    seen = 0
+    while stack:
+        limits.checkpoint()
+        pc, store, outs, used, prob, trace = stack.pop()
+        seen += 1
+        if seen > MAX_TRACE_PATHS:
+            break
+        if outs != outputs[:len(outs)]:
+            continue
+        ins = code[pc]
+        if ins.reads and used == len(inputs):
+            ins = None
+        if ins is None or ins.op == "halt":
+            if outs == outputs and prob > best[1]:
+                best[:] = [trace, prob]
+            continue
+        inp = inputs[used] if ins.reads else None
+        nused = used + (1 if ins.reads else 0)
+        if ins.op == "jump":
+            stack.append((ins.jump, store, outs, nused, prob, trace))
+            continue
+        if ins.op == "branch":
+            options = [(pc + 1 if t else ins.jump, store, outs, q, f"{'true' if t else 'false'}") for t, q in
+                       machine.truth(ins.expr, store, inp)]
+        elif ins.op == "assign":
+            options = []
+            for v, q in machine.value(ins.expr, store, inp):
+                st = list(store)
+                st[machine.index[ins.target]] = v
+                options.append((pc + 1, tuple(st), outs, q, f"{ins.target} = {_show(v)}"))
+        else:
+            options = [(pc + 1, store, outs + (v,), q, f"outputs {_show(v)}")
+                       for v, q in machine.value(ins.expr, store, inp)]
+        for nxt, st, o, q, what in options:
+            p = q.at(s)
+            if p:
+                read = f"reads {inp}, " if ins.reads else ""
+                stack.append((nxt, st, o, nused, prob * p, trace + ((ins, read + what, q),)))
+    return best[0]
+
+
+def _show(v) -> str:
+    if isinstance(v, Fraction):
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return str(v)

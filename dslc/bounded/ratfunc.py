@@ -94,7 +94,9 @@ class RatFunc:
 
     def key(self) -> tuple:
         if self._key is None:
-            self._key = (tuple(self.num.coeffs()), tuple(self.den.coeffs()))
+            # exact, and of Python integers (an fmpq hashes slowly)
+            self._key = (tuple(map(int, self.num.numer().coeffs())), int(self.num.denom()),
+                         tuple(map(int, self.den.numer().coeffs())), int(self.den.denom()))
         return self._key
 
     def __eq__(self, o) -> bool:
@@ -181,17 +183,21 @@ def _variations(seq: list[fmpq_poly], x: fmpq) -> int:
 
 
 def _bernstein_nonneg(p: fmpq_poly) -> bool:
-    """All Bernstein coefficients on [0, 1] are ≥ 0 (sufficient for p ≥ 0 there)."""
-    c = [_frac(v) for v in p.coeffs()]
+    """All Bernstein coefficients of p on [0, 1] are ≥ 0 (sufficient for p ≥ 0
+    there).  With s = x/(1 + x), (1 + x)^n·p(s) = Σ C(n, i)·b_i·x^i, so the
+    Bernstein coefficients b_i have the signs of this polynomial's."""
+    c = p.coeffs()
     n = len(c) - 1
     if n < 0:
         return True
-    from math import comb
-    for i in range(n + 1):
-        b = sum(Fraction(comb(i, j), comb(n, j)) * c[j] for j in range(i + 1))
-        if b < 0:
-            return False
-    return True
+    one_plus_x = fmpq_poly([1, 1])
+    q = fmpq_poly([0])
+    power = ONE_POLY                       # (1 + x)^(n − j), from j = n down
+    for j in range(n, -1, -1):
+        if c[j] != 0:
+            q += c[j] * S ** j * power
+        power *= one_plus_x
+    return all(v >= 0 for v in q.coeffs())
 
 
 def nonneg_on_unit(p: fmpq_poly) -> tuple[bool, Fraction | None]:
