@@ -25,8 +25,9 @@ def main() -> None:
                                   "--timeout", args.timeout, f], capture_output=True, text=True)
             wall = time.perf_counter() - start
             for b in json.loads(out.stdout)["files"][0]["blocks"]:
-                print(f"k={k} {b['name']}: {b['verdict']} d={b.get('d')} "
-                      f"pairs={b.get('details', {}).get('pairs')} file wall {wall:.2f}s", flush=True)
+                details = b.get("details", {})
+                print(f"k={k} {b['name']}: {b['verdict']} d={b.get('d')} pairs={details.get('pairs')} "
+                      f"check {details.get('seconds')}s, file wall {wall:.2f}s", flush=True)
 
 
 if __name__ == "__main__":
