@@ -416,10 +416,10 @@ def check(program: DiscreteProgram, horizon: int | None = None) -> DiscreteAnaly
 def _stateless(program: DiscreteProgram, machine: Machine) -> bool:
     """One configuration waits at every read (dead variables forgotten), every
     step returns to it, and no run halts: the reads are answered independently."""
-    configs = {c for _o, c, _p in machine.start()}
-    if len(configs) != 1:
+    start = machine.start()
+    if len(start) != 1 or start[0][0] != ():      # a start that outputs or draws: not a product
         return False
-    (c,) = configs
+    c = start[0][1]
     if c[0] == HALTED:
         return False
     return all(c2 == c for v in program.domain for _o, c2, _q in machine.segment(c, v))
