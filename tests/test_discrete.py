@@ -111,8 +111,9 @@ def ref_dlap(t: Fraction, r: int, mu: int, lo: int, hi: int) -> dict[int, Fracti
     p = {k: c * a ** abs(k - mu) for k in range(lo + 1, hi)}
     # upper tail: Σ_{j ≥ hi−μ} P(Z = j), summed as a geometric series by hand
     n = hi - mu
-    up = (c * a ** n / (1 - a)) if n >= 1 else 1 - sum(c * a ** abs(j) for j in range(n, 1)) - c * a / (1 - a) + c * a ** abs(n) * 0
-    if n <= 0:
+    if n >= 1:
+        up = c * a ** n / (1 - a)
+    else:
         # P(Z ≥ n) = 1 − P(Z ≤ n − 1) = 1 − P(Z ≥ 1 − n)
         up = 1 - c * a ** (1 - n) / (1 - a)
     p[hi] = up

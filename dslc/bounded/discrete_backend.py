@@ -34,7 +34,7 @@ def analyse(program: DiscreteProgram, options) -> DiscreteAnalysis:
     start = time.perf_counter()
     horizon = getattr(options, "horizon", None)
     analysis = check(program, horizon)
-    analysis.notes.append(f"{time.perf_counter() - start:.3f}")
+    analysis.seconds = time.perf_counter() - start
     return analysis
 
 
@@ -115,7 +115,7 @@ def report(program: DiscreteProgram, analysis: DiscreteAnalysis, result: BlockRe
         "states": analysis.states,
         "halts_within_horizon": analysis.halts_within,
         "theorem": THEOREM + ("; " + STATELESS if analysis.stateless else ""),
-        "seconds": float(analysis.notes[0]) if analysis.notes else None,
+        "seconds": round(analysis.seconds, 3),
     })
     result.details["stateless"] = analysis.stateless
     if analysis.horizon_effective is not None and analysis.horizon_effective < k:

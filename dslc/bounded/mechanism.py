@@ -18,7 +18,7 @@ is the whole proof; the time budget turns an enumeration too large into
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, floor
 
@@ -26,7 +26,7 @@ from flint import fmpq_poly
 
 from dslc import limits
 from dslc.bounded.ratfunc import RatFunc, nonneg_on_unit
-from dslc.ir.lower_mechanism_bounded import DiscreteProgram, Instr
+from dslc.ir.lower_mechanism_bounded import DiscreteProgram, eps_multiple
 from dslc.source import Span
 from dslc.syntax import ast
 
@@ -174,15 +174,8 @@ class Machine:
         return int(vals[0][0])
 
     def a(self, rate_expr) -> int:
-        from dslc.ir.lower_mechanism_bounded import _Lowering
-        d = _Lowering.eps_multiple(self._low(), rate_expr)
-        return int(d * self.p.L)
-
-    def _low(self):
-        from dslc.ir.lower_mechanism_bounded import _Lowering
-        low = _Lowering.__new__(_Lowering)
-        low.constants = self.p.constants
-        return low
+        """The exponent of s for e^(−rate): rate·L (an integer by the choice of L)."""
+        return int(eps_multiple(rate_expr, self.p.constants) * self.p.L)
 
     def clamped_dlap(self, d: ast.DLap, mu: int, lo: int, hi: int) -> list[tuple[object, RatFunc]]:
         key = (id(d), mu, lo, hi)
@@ -348,10 +341,9 @@ class DiscreteAnalysis:
     halts_within: bool = False      # every run halts within the horizon
     fault: ProgramFault | None = None
     horizon_effective: int | None = None   # reads after which every run has halted (≤ horizon)
-    notes_halting: int | None = None
     stateless: bool = False                # checked by independence (STATELESS)
     reason: str = ""
-    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 def output_distributions(machine: Machine, inputs: tuple[int, ...], halted: list | None = None) -> dict[tuple, RatFunc]:
@@ -488,7 +480,6 @@ def _check(program: DiscreteProgram, machine: Machine, k: int, out: DiscreteAnal
         live = {c for c in configs if c[0] != HALTED}
         if not live:
             if depth < k:
-                out.notes_halting = depth
                 k = depth
             break
         if depth == k:

@@ -229,37 +229,7 @@ class _Lowering:
         self.rates.append(value)
 
     def eps_multiple(self, e) -> Fraction | None:
-        """d for an expression d·ε (numbers, parameters, ε, + − * /); None otherwise."""
-        def ev(n):
-            if isinstance(n, ast.Num):
-                return (n.value, Fraction(0))
-            if isinstance(n, ast.Eps):
-                return (Fraction(0), Fraction(1))
-            if isinstance(n, ast.Name) and n.name in self.constants:
-                return (self.constants[n.name], Fraction(0))
-            if isinstance(n, ast.Neg):
-                c, k = ev(n.operand)
-                return (-c, -k)
-            if isinstance(n, ast.BinOp):
-                (c1, k1), (c2, k2) = ev(n.left), ev(n.right)
-                if n.op == "+":
-                    return (c1 + c2, k1 + k2)
-                if n.op == "-":
-                    return (c1 - c2, k1 - k2)
-                if n.op == "*":
-                    if k1 and k2:
-                        raise ValueError
-                    return (c1 * c2, c1 * k2 + k1 * c2)
-                if n.op == "/":
-                    if k2 or c2 == 0:
-                        raise ValueError
-                    return (c1 / c2, k1 / c2)
-            raise ValueError
-        try:
-            c, k = ev(e)
-        except ValueError:
-            return None
-        return k if c == 0 else None
+        return eps_multiple(e, self.constants)
 
     def probability(self, e) -> None:
         for n in walk(e):
@@ -366,6 +336,40 @@ class _Lowering:
                      "write a whole number here")
             return None
         return int(v)
+
+
+def eps_multiple(e, constants: dict[str, Fraction]) -> Fraction | None:
+    """d for an expression d·ε (numbers, parameters, ε, + − * /); None otherwise."""
+    def ev(n):
+        if isinstance(n, ast.Num):
+            return (n.value, Fraction(0))
+        if isinstance(n, ast.Eps):
+            return (Fraction(0), Fraction(1))
+        if isinstance(n, ast.Name) and n.name in constants:
+            return (constants[n.name], Fraction(0))
+        if isinstance(n, ast.Neg):
+            c, k = ev(n.operand)
+            return (-c, -k)
+        if isinstance(n, ast.BinOp):
+            (c1, k1), (c2, k2) = ev(n.left), ev(n.right)
+            if n.op == "+":
+                return (c1 + c2, k1 + k2)
+            if n.op == "-":
+                return (c1 - c2, k1 - k2)
+            if n.op == "*":
+                if k1 and k2:
+                    raise ValueError
+                return (c1 * c2, c1 * k2 + k1 * c2)
+            if n.op == "/":
+                if k2 or c2 == 0:
+                    raise ValueError
+                return (c1 / c2, k1 / c2)
+        raise ValueError
+    try:
+        c, k = ev(e)
+    except ValueError:
+        return None
+    return k if c == 0 else None
 
 
 def lower_discrete(block: ast.MechanismBlock) -> tuple[DiscreteProgram | None, list[Diagnostic]]:
