@@ -125,6 +125,19 @@ def ref_run(kind: str, params: dict, inputs: tuple[int, ...], t: Fraction) -> di
     """The output distribution of a generated program, enumerated literally."""
     dists = []
     for q in inputs:
+        if kind == "cmp":
+            a = t ** params["r"]
+            c = (1 - a) / (1 + a)
+
+            def ge(n):                 # P(Z ≥ n), summed term by term down to 0, then the series
+                if n >= 1:
+                    return c * a ** n / (1 - a)
+                return sum(c * a ** abs(j) for j in range(n, 1)) + c * a / (1 - a)
+            x, op = params["x"], params["op"]
+            # q + Z op x  with Z integer
+            p = {">=": ge(x - q), ">": ge(x - q + 1), "<": 1 - ge(x - q), "<=": 1 - ge(x - q + 1)}[op]
+            dists.append({1: p, 0: 1 - p})
+            continue
         if kind == "geo":
             dists.append(ref_dlap(t, params["r"], q + params["shift"], params["lo"], params["hi"]))
         else:
@@ -141,7 +154,10 @@ def ref_run(kind: str, params: dict, inputs: tuple[int, ...], t: Fraction) -> di
 
 
 def source(kind: str, params: dict, n: int, adjacent: str, k: int) -> str:
-    if kind == "geo":
+    if kind == "cmp":
+        body = (f"q := read()\n if DLap({params['r']}ε, q) {params['op']} {params['x']} {{ output 1 }} "
+                f"else {{ output 0 }}")
+    elif kind == "geo":
         body = (f"q := read()\n output clamp(DLap({params['r']}ε, q + {params['shift']}), "
                 f"{params['lo']}, {params['hi']})")
     else:
@@ -154,6 +170,8 @@ def source(kind: str, params: dict, n: int, adjacent: str, k: int) -> str:
 
 
 programs = st.one_of(
+    st.fixed_dictionaries({"kind": st.just("cmp"), "r": st.integers(1, 2), "x": st.integers(-1, 3),
+                           "op": st.sampled_from([">=", ">", "<", "<="])}),
     st.fixed_dictionaries({"kind": st.just("geo"), "r": st.integers(1, 2), "shift": st.integers(-1, 1),
                            "lo": st.integers(-1, 1), "hi": st.integers(1, 3)}),
     st.fixed_dictionaries({"kind": st.just("coin"), "r": st.integers(1, 2), "num": st.integers(1, 3),
@@ -161,7 +179,7 @@ programs = st.one_of(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs, st.integers(1, 2), st.sampled_from(["1", "any"]), st.integers(1, 2))
 def test_engine_agrees_with_brute_force(params, n, adjacent, k):
     kind = params["kind"]
