@@ -261,3 +261,15 @@ def test_clamped_threshold_makes_svt_lose_more_with_the_horizon():
     reused by every query, so d grows with the horizon (k/4 here)."""
     prog = program((ROOT / "examples/discrete/svt.dp").read_text().split("\n", 5)[5])
     assert [check(prog, k).d for k in (4, 8)] == [1, 2]
+
+
+def test_loss_at_one_epsilon_is_enclosed():
+    """`--epsilon E`: the least d at that ε alone, enclosed by ball arithmetic;
+    randomized response loses exactly ε, and d(E) never exceeds the all-ε d."""
+    blocks = verdicts("examples/discrete/randomized_response.dp", "examples/discrete/noisy_max.dp",
+                      "--epsilon", "1/2")
+    rr = blocks["randomized_response"]["details"]["at_epsilon"]
+    assert Fraction(rr["d_lower"]) <= 1 <= Fraction(rr["d_upper"])
+    assert Fraction(rr["d_upper"]) - Fraction(rr["d_lower"]) <= Fraction(2, 10 ** 6)
+    nm = blocks["noisy_max"]["details"]["at_epsilon"]
+    assert Fraction(nm["d_upper"]) <= Fraction(blocks["noisy_max"]["d"])

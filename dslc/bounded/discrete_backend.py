@@ -34,6 +34,17 @@ def analyse(program: DiscreteProgram, options) -> DiscreteAnalysis:
     start = time.perf_counter()
     horizon = getattr(options, "horizon", None)
     analysis = check(program, horizon)
+    epsilon = getattr(options, "epsilon", None)
+    if epsilon and analysis.status in ("private", "not-private"):
+        from dslc.bounded.mechanism import d_at_epsilon
+        try:
+            eps = Fraction(str(epsilon).strip())
+        except (ValueError, ZeroDivisionError):
+            eps = None
+        if eps is not None and eps > 0:
+            found = d_at_epsilon(analysis, eps)
+            if found is not None:
+                analysis.at_epsilon = (eps, *found)
     analysis.seconds = time.perf_counter() - start
     return analysis
 
@@ -140,6 +151,12 @@ def report(program: DiscreteProgram, analysis: DiscreteAnalysis, result: BlockRe
                              if analysis.stateless else " (bounded check: exhaustive and exact)"))
         result.bounds = {"d_upper": str(analysis.d), "d_lower": str(lower),
                          "d_lower_strict": analysis.d_lower_strict}
+        if analysis.at_epsilon is not None:
+            eps, lo, hi = analysis.at_epsilon
+            result.summary += (f"; at ε = {fmt_fraction(eps)} alone the loss is d·ε with "
+                               f"d ∈ [{_dec(lo, False)}, {_dec(hi, True)}]")
+            result.details["at_epsilon"] = {"epsilon": str(eps), "d_lower": _dec(lo, False),
+                                            "d_upper": _dec(hi, True)}
         if analysis.lower_witness is not None:
             w = analysis.lower_witness
             result.bounds["d_lower_witness"] = _witness_json(program, w)
@@ -172,6 +189,15 @@ def report(program: DiscreteProgram, analysis: DiscreteAnalysis, result: BlockRe
     result.summary = f"unknown: {analysis.reason}"
     result.diagnostics.append(error("E230", f"no verdict for `{program.name}`: {analysis.reason}",
                                     program.name_span, "unknown").with_help("lower the horizon or the domain"))
+
+
+def _dec(x: Fraction, up: bool) -> str:
+    """x rounded outwards to 6 decimals (down for a lower end, up for an upper end)."""
+    import math
+    scaled = x * 10 ** 6
+    n = math.ceil(scaled) if up else math.floor(scaled)
+    sign, n = ("-", -n) if n < 0 else ("", n)
+    return f"{sign}{n // 10 ** 6}.{n % 10 ** 6:06d}"
 
 
 def _witness_json(program: DiscreteProgram, w: Witness) -> dict:

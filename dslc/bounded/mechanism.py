@@ -344,6 +344,8 @@ class DiscreteAnalysis:
     stateless: bool = False                # checked by independence (STATELESS)
     reason: str = ""
     seconds: float = 0.0
+    cases: list = None                     # the distinct (Pr_α(o), Pr_β(o)) pairs, as Witnesses
+    at_epsilon: tuple | None = None        # (ε, lower, upper): the enclosure of the least d at that ε
 
 
 def output_distributions(machine: Machine, inputs: tuple[int, ...], halted: list | None = None) -> dict[tuple, RatFunc]:
@@ -519,6 +521,7 @@ def _check(program: DiscreteProgram, machine: Machine, k: int, out: DiscreteAnal
                 if key not in cases:
                     cases[key] = Witness(alpha, beta, o, pa, pb)
     out.comparisons = len(cases)
+    out.cases = list(cases.values())
     names = {i: o for o, i in intern.items()}
     for w in cases.values():
         w.outputs = names[w.outputs]
@@ -596,6 +599,53 @@ def _nice_point(w: Witness, m: int) -> Fraction | None:
         if a is not None and b is not None and s ** m * a > b:
             return s
     return None
+
+
+def d_at_epsilon(out: DiscreteAnalysis, epsilon: Fraction) -> tuple[Fraction, Fraction] | None:
+    """The least d with Pr_α(o) ≤ e^(dε)·Pr_β(o) for every pair at this one ε:
+    max ln(Pr_α/Pr_β)/ε, enclosed by ball arithmetic (python-flint's arb, 200
+    bits) and returned as rational bounds.  None when some Pr_β(o) is 0."""
+    from flint import arb, ctx
+    if not out.cases:
+        return None
+    old = ctx.prec
+    ctx.prec = 200
+    try:
+        L = out.program.L
+        eps = arb(epsilon.numerator) / epsilon.denominator
+        s = (-eps / L).exp()
+        lo = hi = None
+        for w in out.cases:
+            limits.checkpoint()
+            if w.pr_beta.is_zero:
+                return None
+            a = _arb_eval(w.pr_alpha, s)
+            b = _arb_eval(w.pr_beta, s)
+            d = (a / b).log() / eps
+            dl, dh = _frac_of(d.lower()), _frac_of(d.upper())
+            lo = dl if lo is None else max(lo, dl)
+            hi = dh if hi is None else max(hi, dh)
+        factor = 1 if (not out.stateless or out.program.adjacent is None) else out.horizon
+        return max(Fraction(0), lo) * factor, max(Fraction(0), hi) * factor
+    finally:
+        ctx.prec = old
+
+
+def _arb_eval(r: RatFunc, s):
+    from flint import arb
+    num = arb(0)
+    for c in reversed(r.num.coeffs()):
+        num = num * s + arb(int(c.p)) / int(c.q)
+    den = arb(0)
+    for c in reversed(r.den.coeffs()):
+        den = den * s + arb(int(c.p)) / int(c.q)
+    return num / den
+
+
+def _frac_of(x) -> Fraction:
+    """An arb that is exact (an endpoint) as a Fraction."""
+    m, e = x.mid().man_exp()
+    return Fraction(int(m)) * (Fraction(2) ** int(e))
 
 
 def _holds(w: Witness, m: int) -> tuple[bool, Fraction | None]:
