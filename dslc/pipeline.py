@@ -53,6 +53,8 @@ class Options:
     max_d: Fraction | None = None      # DiPA blocks: a budget of dε for every block (`--max-d`)
     lower_bound_work: int | None = None     # work for the search of d_lower (None: the default; 0: off)
     lower_bound_time: float | None = None   # deprecated: seconds, converted to work (lower_bound_work wins)
+    backend: str = "auto"              # mechanisms: "auto", or "bounded" (docs/discrete.md)
+    horizon: int | None = None         # bounded mechanisms: the horizon (None: the block's `horizon`)
 
     @classmethod
     def of(cls, value: "Options | dict | None") -> "Options":
@@ -94,6 +96,10 @@ class BlockCompilation:
         self.chunk = chunk
         self.options = options
         self.kind: BlockKind | None = KINDS.get(chunk.keyword)
+        if chunk.keyword == "mechanism" and options.backend == "bounded":
+            # `--backend bounded`: the bounded checker of discrete mechanisms (docs/discrete.md)
+            self.kind = BlockKind("mechanism", "mechanism_block", "dslc.bounded.discrete_backend", "bounded",
+                                  "a mechanism program, checked by the bounded checker")
         self.diagnostics: list[Diagnostic] = []
 
     @property

@@ -62,6 +62,12 @@ def add_parser(sub) -> None:
                    help="print only the findings: no progress, no verdict lines, no count")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="also print, on standard error, the configuration used and the time of each block")
+    # discrete mechanisms (docs/discrete.md)
+    p.add_argument("--backend", choices=("auto", "bounded"), default="auto",
+                   help="mechanisms: `bounded` checks them with the bounded checker (exact, up to a "
+                        "horizon) instead of as DiP automata (default auto: discrete noise goes there)")
+    p.add_argument("--horizon", type=horizon_arg, default=None, metavar="K",
+                   help="bounded mechanisms: the number of reads checked (default: the block's `horizon`, or 4)")
     g = p.add_argument_group("file discovery and configuration")
     g.add_argument("--config", metavar="FILE", default=None,
                    help="the configuration file (default: dslc.toml or pyproject.toml found above the paths)")
@@ -81,6 +87,17 @@ def add_parser(sub) -> None:
 
 def _patterns(text: str) -> list[str]:
     return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def horizon_arg(text: str) -> int:
+    """argparse type of ``--horizon``: an integer from 1 to 64."""
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= k <= 64:
+        raise argparse.ArgumentTypeError("the horizon must be between 1 and 64")
+    return k
 
 
 def timeout_arg(text: str) -> float:

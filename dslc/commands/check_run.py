@@ -80,7 +80,8 @@ def run_check(args) -> int:
                                               else config.get("lower-bound-work"))),
                       lower_bound_time=args.lower_bound_time,
                       max_file_bytes=(args.max_file_size if args.max_file_size is not None
-                                      else config.get("max-file-size", limits.MAX_FILE_BYTES)))
+                                      else config.get("max-file-size", limits.MAX_FILE_BYTES)),
+                      backend=args.backend, horizon=args.horizon)
     from dslc.discovery import Discovery
     discovery = Discovery.of(config, exclude=args.exclude, extend_exclude=args.extend_exclude,
                              respect_gitignore=args.respect_gitignore, force_exclude=args.force_exclude)

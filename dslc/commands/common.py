@@ -109,6 +109,9 @@ def load_dipa_block(path: str, block: str | None):
             raise UsageError(f"block `{block}` is a `{chosen.kind}` block, not a DiPA "
                              "(automaton or mechanism)")
     dipa = chosen.ir
+    if type(dipa).__name__ == "DiscreteProgram":
+        raise UsageError(f"block `{chosen.name}` has discrete noise and is checked by the bounded checker, "
+                         "not as a DiPA", "`dslc prob` replays its probabilities (docs/discrete.md)")
     if chosen.verdict is Verdict.ERROR or dipa is None:
         first = next((d for d in chosen.diagnostics if d.is_error), None)
         why = f": {first.code} {first.message}" if first else ""

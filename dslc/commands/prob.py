@@ -39,6 +39,13 @@ def run(args) -> int:
     from dslc.dipa.prob import PathError, TooExpensive, fmt_probability, path_probability
 
     try:
+        from dslc.commands.prob_discrete import discrete_prob
+        done = discrete_prob(args)
+        if done is not None:
+            return done
+    except PathTextError as exc:
+        return fail(exc)
+    try:
         eps = parse_epsilon(args.epsilon)
         inputs = parse_inputs(args.inputs, allow_tau=True)
         outputs = parse_outputs(args.outputs)

@@ -376,6 +376,7 @@ mean.  The verdict is computed for the number as written.
 # The codes of the other block kinds (imported last: they call register()).
 from dslc.diagnostics import codes_chain as _codes_chain  # noqa: E402,F401
 from dslc.diagnostics import codes_hmm as _codes_hmm  # noqa: E402,F401
+from dslc.diagnostics import codes_discrete as _codes_discrete  # noqa: E402,F401
 from dslc.diagnostics import codes_budget as _codes_budget  # noqa: E402,F401
 from dslc.diagnostics import codes_config as _codes_config  # noqa: E402,F401
 from dslc.diagnostics import codes_compose as _codes_compose  # noqa: E402,F401

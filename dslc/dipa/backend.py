@@ -33,6 +33,12 @@ CRITICAL_LIST_MAX = 1000
 
 
 def lower(block: ast.Block) -> tuple[DiPA | None, list]:
+    if isinstance(block, ast.MechanismBlock):
+        # discrete noise or a finite input domain: the bounded checker (docs/discrete.md)
+        from dslc.ir.lower_mechanism_bounded import uses_discrete
+        if uses_discrete(block):
+            from dslc.bounded.discrete_backend import lower as lower_discrete
+            return lower_discrete(block)
     if isinstance(block, ast.AutomatonBlock):
         dipa, diags = lower_automaton(block)
     else:
@@ -59,6 +65,9 @@ class Analysis:
 
 
 def analyse(dipa: DiPA, options) -> Analysis:
+    if not isinstance(dipa, DiPA) and type(dipa).__name__ == "DiscreteProgram":
+        from dslc.bounded import discrete_backend
+        return discrete_backend.analyse(dipa, options)
     found = check(dipa)
     analysis = Analysis(found)
     if found.well_formed:
@@ -128,6 +137,9 @@ def _witnesses_in_units_of_sensitivity(dipa: DiPA, found: CheckResult, epsilon) 
 
 
 def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: str | None = None) -> None:
+    if not isinstance(dipa, DiPA) and type(dipa).__name__ == "DiscreteProgram":
+        from dslc.bounded import discrete_backend
+        return discrete_backend.report(dipa, analysis, result, options, path)
     found = analysis.check
     result.ir = dipa
     result.analysis = found

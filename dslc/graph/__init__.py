@@ -86,6 +86,9 @@ def block_graph(block: BlockResult, explain: bool = False) -> nx.MultiDiGraph:
         raise NotDrawable(f"{block.kind} `{block.name}` has errors and cannot be drawn{why}",
                           "fix the errors that `dslc check` reports")
     ir, analysis = block.ir, block.analysis
+    if type(ir).__name__ == "DiscreteProgram":
+        raise NotDrawable(f"mechanism `{block.name}` has discrete noise: it is checked by the bounded "
+                          "checker and has no automaton to draw", "see docs/discrete.md")
     if block.kind in ("automaton", "mechanism"):
         from dslc.graph.dipa import dipa_graph
         if ir is None or analysis is None:

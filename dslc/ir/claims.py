@@ -38,6 +38,11 @@ def lower_claims(claims: list[ast.Claim], resolve: Resolver) -> tuple[Claims, li
     diags: list[Diagnostic] = []
     seen: dict[str, ast.Claim] = {}
     for claim in claims:
+        if claim.kind in ("input", "adjacent", "horizon"):
+            diags.append(error("E158", f"`{claim.kind}` is for mechanisms checked by the bounded checker",
+                               claim.span, "not for a DiP automaton")
+                         .with_help("declare it on a `mechanism` block (docs/discrete.md)"))
+            continue
         if claim.kind in seen:
             diags.append(error("E125", f"`{claim.kind}` is declared twice", claim.span, "declared again here")
                          .secondary(seen[claim.kind].span, "first declared here")

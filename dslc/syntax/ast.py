@@ -248,3 +248,48 @@ class ReleaseBlock(Block):
     items: list[Call | Disjoint] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     kind = "release"
+
+
+# ------------------------------------------------------------- discrete mechanisms
+# (docs/discrete.md; lowered by dslc/ir/lower_mechanism_bounded.py)
+@dataclass
+class DLap(Expr):
+    """`DLap(rate, mean)`: the two-sided geometric distribution on the integers,
+    P(k) ∝ e^(−rate·|k − mean|)."""
+    rate: Expr
+    mean: Expr
+    keyword_span: Span
+
+
+@dataclass
+class Flip(Expr):
+    """`flip(p)`: 1 with probability p, else 0."""
+    prob: Expr
+    keyword_span: Span
+
+
+@dataclass
+class Clamp(Expr):
+    """`clamp(value, lo, hi)`: the value moved into [lo, hi]."""
+    value: Expr
+    lo: Expr
+    hi: Expr
+    keyword_span: Span
+
+
+@dataclass
+class ExpOf(Expr):
+    """`e^ε` or `e^(dε)`: e raised to a multiple of ε."""
+    exponent: Expr
+
+
+@dataclass
+class CondTruth(Node):
+    """A condition that is one expression (`if flip(p) { … }`): true when non-zero."""
+    value: Expr
+
+
+@dataclass
+class DomainClaim(Claim):
+    """`input in [lo, hi]` (``value`` is lo)."""
+    high: Expr | None = None

@@ -362,6 +362,40 @@ class _Builder:
         return ast.Disjoint(self._span(children), str(name), self._tok(name),
                             self._nodes(children, ast.Call), self._tok(kw))
 
+    # ---- discrete mechanisms (docs/discrete.md)
+    def dlap(self, children):
+        rate, mean = self._nodes(children, ast.Expr)
+        return ast.DLap(self._span(children), rate, mean, self._tok(children[0]))
+
+    def flip(self, children):
+        (prob,) = self._nodes(children, ast.Expr)
+        return ast.Flip(self._span(children), prob, self._tok(children[0]))
+
+    def clamp(self, children):
+        value, lo, hi = self._nodes(children, ast.Expr)
+        return ast.Clamp(self._span(children), value, lo, hi, self._tok(children[0]))
+
+    def exp_eps(self, children):
+        return ast.ExpOf(self._span(children), ast.Eps(self._tok(children[1])))
+
+    def exp_of(self, children):
+        (exponent,) = self._nodes(children, ast.Expr)
+        return ast.ExpOf(self._span(children), exponent)
+
+    def cond_truth(self, children):
+        return ast.CondTruth(self._span(children), children[0])
+
+    def claim_input(self, children):
+        lo, hi = self._nodes(children, ast.Expr)
+        return ast.DomainClaim(self._span(children), "input", lo, self._tok(children[0]), hi)
+
+    def claim_adjacent(self, children):
+        return ast.Claim(self._span(children), "adjacent", children[1], self._tok(children[0]))
+
+    def claim_horizon(self, children):
+        return ast.Claim(self._span(children), "horizon", children[1], self._tok(children[0]))
+
+
 
 def _norm_op(tok: Token) -> str:
     return {"≥": ">=", "≤": "<="}.get(str(tok), str(tok))
