@@ -377,3 +377,4 @@ mean.  The verdict is computed for the number as written.
 from dslc.diagnostics import codes_chain as _codes_chain  # noqa: E402,F401
 from dslc.diagnostics import codes_hmm as _codes_hmm  # noqa: E402,F401
 from dslc.diagnostics import codes_budget as _codes_budget  # noqa: E402,F401
+from dslc.diagnostics import codes_multivar as _codes_multivar  # noqa: E402,F401

@@ -36,7 +36,7 @@ def lower(block: ast.Block) -> tuple[DiPA | None, list]:
             dipa, diags = lower_mechanism(block)
         except DiagnosticError as exc:
             return None, exc.diagnostics
-    if dipa is not None and not diags:
+    if dipa is not None and not diags and isinstance(dipa, DiPA):   # several variables: checked in lowering
         diags = validate_dipa(dipa)
     return dipa, diags
 
@@ -54,6 +54,9 @@ class Analysis:
 
 
 def analyse(dipa: DiPA, options) -> Analysis:
+    if not isinstance(dipa, DiPA):            # several variables (dslc/dipa/multi_backend.py)
+        from dslc.dipa import multi_backend
+        return multi_backend.analyse(dipa, options)
     found = check(dipa)
     analysis = Analysis(found)
     if found.well_formed:
@@ -123,6 +126,9 @@ def _witnesses_in_units_of_sensitivity(dipa: DiPA, found: CheckResult, epsilon) 
 
 
 def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: str | None = None) -> None:
+    if not isinstance(dipa, DiPA):            # several variables (dslc/dipa/multi_backend.py)
+        from dslc.dipa import multi_backend
+        return multi_backend.report(dipa, analysis, result, options, path)
     found = analysis.check
     result.ir = dipa
     result.analysis = found

@@ -23,6 +23,9 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
         lowered = _lower_flat(block)
         if lowered is not None:
             return lowered
+    from dslc.ir.lower_multi import lower_multi_automaton, uses_several_variables
+    if uses_several_variables(block):     # several variables: dslc/ir/lower_multi.py
+        return lower_multi_automaton(block)
     diags: list[Diagnostic] = []
     dipa = DiPA(block.name, span=block.name_span, kind="automaton")
     index: dict[str, int] = {}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.ir.dipa import DiPA, Guard, Output, OutKind
+from dslc.source import Span
 
 GE = ">="
 LT = "<"
@@ -48,6 +49,13 @@ class MState:
     mu: Fraction = Fraction(0)
     d_prime: Fraction = Fraction(0)
     mu_prime: Fraction = Fraction(0)
+    # where it was written (None for automata built in code): the declaration or the
+    # step's first statement, its name, its draws; a halt state made by lowering
+    span: Span | None = None
+    name_span: Span | None = None
+    draw_span: Span | None = None
+    prime_span: Span | None = None
+    terminal: bool = False
 
 
 @dataclass
@@ -58,6 +66,11 @@ class MTransition:
     output: Output
     assigns: frozenset[str] = frozenset()
     label: str = ""                     # where it came from (e.g. "q3 branch 2")
+    # source spans (None for automata built in code), as dslc.ir.dipa.Transition's
+    span: Span | None = None
+    guard_span: Span | None = None
+    output_span: Span | None = None
+    store_span: Span | None = None
 
     def compares(self) -> set[str]:
         return {lit.var for lit in self.guard}
@@ -69,6 +82,11 @@ class MultiDiPA:
     states: list[MState] = field(default_factory=list)
     transitions: list[MTransition] = field(default_factory=list)
     initial: int = 0
+    # as dslc.ir.dipa.DiPA: the block's name span, "automaton" | "mechanism" | "dipaut",
+    # the `loop` keyword of a mechanism's state
+    span: Span | None = None
+    kind: str = "automaton"
+    loop_spans: dict[int, Span] = field(default_factory=dict)
 
     @property
     def variables(self) -> list[str]:

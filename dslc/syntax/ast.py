@@ -100,6 +100,8 @@ class TransitionDecl(Node):
     target_span: Span
     output: OutputDecl | None
     store_span: Span | None
+    # `store l, r`: the variables named, with their spans (empty: plain `store`, which is `store x`)
+    store_vars: list[tuple[str, Span]] = field(default_factory=list)
 
     @property
     def store(self) -> bool:
@@ -204,3 +206,20 @@ class MechanismBlock(Block):
     end_span: Span | None = None   # closing brace of the body
     claims: list[Claim] = field(default_factory=list)
     kind = "mechanism"
+
+
+# ------------------------------------------------------------- several stored variables
+@dataclass
+class ConjGuardDecl(Node):
+    """`insample >= l and insample < r` (or `&&`): a conjunction of comparisons
+    (docs/language.md, "Several variables")."""
+    literals: list[GuardDecl]
+    kind = "and"
+    variable = None
+    variable_span = None
+
+
+@dataclass
+class CondAnd(Node):
+    """`if c1 && c2 { ... }` in a mechanism: a conjunction of comparisons."""
+    parts: list[Cond]

@@ -49,7 +49,7 @@ TOKEN_WORDS = {
     "GE": "`>=`", "LE": "`<=`", "LT": "`<`", "GT": "`>`", "PLUS": "`+`", "MINUS": "`-`",
     "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
     "RPAR": "`)`", "COMMA": "`,`", "SEMICOLON": "`;`", "EQUAL": "`=`", "COLON": "`:`",
-    "$END": "the end of the block",
+    "$END": "the end of the block", "AND_KW": "`and`", "AND_AMP": "`&&`",
     "LSQB": "`[`", "RSQB": "`]`", "CHAIN_STATIONARY": "`stationary`", "CHAIN_SUM": "`sum`",
     "CHAIN_HISTOGRAM": "`histogram`", "CHAIN_COUNT": "`count(S)`", "CHAIN_LIPSCHITZ": "`lipschitz(L)`",
 }
@@ -248,6 +248,7 @@ class _Builder:
         guard, _arrow, target, *rest = children
         output = None
         store = None
+        store_vars = []
         for c in rest:
             if isinstance(c, ast.OutputDecl):
                 output = c
@@ -255,7 +256,13 @@ class _Builder:
                 output = ast.OutputDecl(c.span, "symbol", c.name)
             elif isinstance(c, Token) and c.type == "STORE":
                 store = self._tok(c)
-        return ast.TransitionDecl(self._span(children), guard, str(target), self._tok(target), output, store)
+            elif isinstance(c, StoreVars):
+                store_vars = list(c)
+                store = Span(store.file, store.start, store_vars[-1][1].end)
+        decl = ast.TransitionDecl(self._span(children), guard, str(target), self._tok(target), output, store)
+        if store_vars:
+            decl.store_vars = store_vars
+        return decl
 
     def guard_true(self, children):
         return ast.GuardDecl(self._span(children), "true")
@@ -322,11 +329,33 @@ class _Builder:
     def output_stmt(self, children):
         return ast.Output(self._span(children), children[1])
 
+    # ---- several stored variables (docs/language.md, "Several variables")
+    def store_vars(self, children):
+        return StoreVars((str(c), self._tok(c)) for c in children if c.type == "NAME")
+
+    def guard_conj(self, children):
+        literals, i = [], 0
+        while i < len(children):
+            if isinstance(children[i], Token) and children[i].type == "INSAMPLE":
+                ins, op, var = children[i:i + 3]
+                literals.append(ast.GuardDecl(self._span([ins, var]), _norm_op(op), str(var), self._tok(var)))
+                i += 3
+            else:
+                i += 1
+        return ast.ConjGuardDecl(self._span(children), literals)
+
+    def cond_conj(self, children):
+        return ast.CondAnd(self._span(children), self._nodes(children, ast.Cond))
+
     def halt_stmt(self, children):
         return ast.Halt(self._span(children))
 
     def break_stmt(self, children):
         return ast.Break(self._span(children))
+
+
+class StoreVars(list):
+    """The names after `store` (a list of (name, span)), until the transition is built."""
 
 
 def _norm_op(tok: Token) -> str:
