@@ -381,8 +381,9 @@ class Lowerer:
                 else:
                     other = self.compare(ins.node, br)
                     started = other is True
-                    if not started:
-                        work.append((other, ins.target))
+                    if not started:     # the else side: one branch (several: dslc/ir/lower_mechanism_multi.py)
+                        for o in (other if isinstance(other, list) else [other]):
+                            work.append((o, ins.target))
                 if started:                       # the statement begins the next step
                     step.ends.append(self.finish(br, pc, None))
                     break
@@ -664,7 +665,13 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
     diags = probe.collect_params() + probe.collect_variables()
     if diags:
         return None, diags
+    # several stored variables, or a conjunction: dslc/ir/lower_mechanism_multi.py
+    from dslc.ir import lower_mechanism_multi as several
+    if several.has_conjunction(code):
+        return several.lower_several(block, code)
     stored, compared = find_stored(block, code)
+    if len(compared) > 1:
+        return several.lower_several(block, code)
     lw = Lowerer(block, code, stored)
     lw.collect_params()
     lw.collect_variables()

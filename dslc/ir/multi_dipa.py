@@ -160,7 +160,9 @@ def problems(m: MultiDiPA) -> list[str]:
                                f"{m.describe(edges[b])} are not exclusive")
     for q, edges in enumerate(m.out_edges()):
         s = m.states[q]
-        if edges and s.d <= 0:
+        uses = any(m.transitions[i].guard or m.transitions[i].assigns
+                   or m.transitions[i].output.kind is OutKind.INSAMPLE for i in edges)
+        if uses and s.d <= 0:     # a draw that is compared, stored or output
             out.append(f"{s.name}: a draw needs a positive d (Lap(μ, 1/(dε)))")
         if any(m.transitions[i].output.kind is OutKind.INSAMPLE_PRIME for i in edges) and s.d_prime <= 0:
             out.append(f"{s.name}: insample′ needs a positive d′")
