@@ -187,6 +187,13 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
         result.details["weight"] = fmt_fraction(r.d)
         result.details["strategy"] = r.strategy or None
         if options.explain:
+            result.features["cost_note"] = (
+                "with several variables d is the largest total, along a path of positive probability, of "
+                "the costs of the transitions the shift coupling pays for, plus the stores on loops of "
+                "variables compared later (docs/multivariable.md, \"The weight\"); an upper bound on "
+                "the best constant" if r.route == "general" else
+                "wt(A) is the largest total cost of critical transitions (transitions on no cycle) along "
+                "a path; Lemma 3 of the DiPA paper makes the block dε-private for every ε with d = wt(A)")
             result.cost_labels = [Label(m.transitions[c.transition].span, charge_text(m, c), primary=True)
                                   for c in r.charges if m.transitions[c.transition].span is not None]
         if options.details:
