@@ -85,7 +85,7 @@ def violation_diagnostic(m: MultiDiPA, v) -> Diagnostic:
         _loop(m, diag, seen, ts, "and the loop repeats")
         diag.note(f"Definition 6 for the variable `{var}` (docs/multivariable.md): each turn lets adjacent "
                   "inputs shift the outcome by a constant factor, so the loss grows with the number of turns")
-        diag.with_help(f"compare with a `{var}` stored once, outside the loop, or leave the loop after storing")
+        diag.with_help(f"store `{var}` once, outside the loop, and compare with it there, or leave the loop after storing")
     elif v.kind == LEAKING_PAIR:
         first, second = ("<", ">=") if v.subkind.endswith("AG") else (">=", "<")
         diag = Diagnostic(v.kind, f"leaking pair: a loop on `insample {first} {var}` can be followed by a loop "

@@ -26,6 +26,8 @@ STORED = "x"          # what a plain `store` stores
 
 
 def uses_several_variables(block: ast.AutomatonBlock) -> bool:
+    if block.variables_decl is not None:
+        return True
     for s in block.states:
         for t in s.transitions:
             g = t.guard
@@ -134,6 +136,23 @@ def lower_multi_automaton(block: ast.AutomatonBlock) -> tuple[MultiDiPA | None, 
         diags.extend(_overlaps(m, decl, mine))
         diags.extend(_rates(m, src, mine))
     reported: set[str] = set()
+    decl = block.variables_decl
+    if decl is not None:
+        declared = {n for n, _ in decl.names}
+        for s in block.states:
+            for t in s.transitions:
+                parts = t.guard.literals if isinstance(t.guard, ast.ConjGuardDecl) else [t.guard]
+                uses = [(g.variable, g.variable_span) for g in parts if g.variable is not None]
+                uses += t.store_vars or ([(STORED, t.store_span)] if t.store else [])
+                for name, span in uses:
+                    if name not in declared and name not in reported:
+                        reported.add(name)
+                        from dslc.diagnostics.suggest import did_you_mean
+                        diags.append(error("E130", f"`{name}` is not declared in `variables`", span,
+                                           "not declared")
+                                     .secondary(decl.span, "the declared variables")
+                                     .with_help(did_you_mean(name, sorted(declared))
+                                                or f"add it: `variables {', '.join(sorted(declared | {name}))}`"))
     for name, span in compared:
         if name not in stored and name not in reported:
             reported.add(name)

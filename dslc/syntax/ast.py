@@ -140,6 +140,7 @@ class AutomatonBlock(Block):
     states: list[StateDecl] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     kind = "automaton"
+    variables_decl = None         # a VariablesDecl (several variables), set by the parser
 
 
 # ------------------------------------------------------------- mechanism
@@ -223,3 +224,9 @@ class ConjGuardDecl(Node):
 class CondAnd(Node):
     """`if c1 && c2 { ... }` in a mechanism: a conjunction of comparisons."""
     parts: list[Cond]
+
+
+@dataclass
+class VariablesDecl(Node):
+    """`variables l, r` after an automaton's name: its stored variables, declared."""
+    names: list[tuple[str, Span]]

@@ -49,7 +49,7 @@ TOKEN_WORDS = {
     "GE": "`>=`", "LE": "`<=`", "LT": "`<`", "GT": "`>`", "PLUS": "`+`", "MINUS": "`-`",
     "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
     "RPAR": "`)`", "COMMA": "`,`", "SEMICOLON": "`;`", "EQUAL": "`=`", "COLON": "`:`",
-    "$END": "the end of the block", "AND_KW": "`and`", "AND_AMP": "`&&`",
+    "$END": "the end of the block", "AND_KW": "`and`", "AND_AMP": "`&&`", "VARIABLES": "`variables`",
     "LSQB": "`[`", "RSQB": "`]`", "CHAIN_STATIONARY": "`stationary`", "CHAIN_SUM": "`sum`",
     "CHAIN_HISTOGRAM": "`histogram`", "CHAIN_COUNT": "`count(S)`", "CHAIN_LIPSCHITZ": "`lipschitz(L)`",
 }
@@ -225,8 +225,12 @@ class _Builder:
     def automaton_block(self, children):
         name = children[1]
         states = self._nodes(children, ast.StateDecl)
-        return ast.AutomatonBlock(self._span(children), str(name), self._tok(name), states=states,
-                                  claims=self._nodes(children, ast.Claim))
+        block = ast.AutomatonBlock(self._span(children), str(name), self._tok(name), states=states,
+                                   claims=self._nodes(children, ast.Claim))
+        declared = self._nodes(children, ast.VariablesDecl)
+        if declared:
+            block.variables_decl = declared[0]
+        return block
 
     def claim_budget(self, children):
         return ast.Claim(self._span(children), "budget", children[1], self._tok(children[0]))
@@ -290,6 +294,10 @@ class _Builder:
     # ---- mechanism
     def mechanism_block(self, children):
         name = children[1]
+        for decl in self._nodes(children, ast.VariablesDecl):
+            raise DiagnosticError(error("E133", "`variables` is declared in `automaton` blocks; a mechanism's "
+                                                "variables are the names it assigns", decl.span, "not here")
+                                  .with_help("remove the declaration"))
         params = next((c for c in children if isinstance(c, list)), [])
         body = children[-1]
         return ast.MechanismBlock(self._span(children), str(name), self._tok(name),
@@ -343,6 +351,10 @@ class _Builder:
             else:
                 i += 1
         return ast.ConjGuardDecl(self._span(children), literals)
+
+    def claim_variables(self, children):
+        return ast.VariablesDecl(self._span(children), [(str(c), self._tok(c)) for c in children[1:]
+                                                        if c.type == "NAME"])
 
     def cond_conj(self, children):
         return ast.CondAnd(self._span(children), self._nodes(children, ast.Cond))
