@@ -31,6 +31,11 @@ CASES = [
     ("sorted_desc_witness.out", ["examples/sorted_desc.dp", "--witness"]),
     ("noisy_stream_witness.out", ["examples/noisy_stream.dp", "--witness"]),
     ("two_cycle_witness.out", ["tests/golden/two_cycle.dp", "--witness"]),
+    # several stored variables: verdicts with --explain, errors, unknown, a .dipa file
+    ("several_variables_explain.out", ["examples/range_monitor.dp", "examples/min_max.dp",
+                                       "examples/two_svt.dp", "--explain"]),
+    ("several_errors.out", ["tests/golden/several_errors.dp", "tests/golden/several_unknown.dipa",
+                            "tests/golden/dipaut_syntax.dipa"]),
     ("gcc.out", ["examples/sorted_desc.dp", "examples/svt_star.dp", "tests/golden/dipa_errors.dp",
                  "--format", "gcc"]),
 ]

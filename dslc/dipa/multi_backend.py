@@ -96,9 +96,14 @@ def violation_diagnostic(m: MultiDiPA, v) -> Diagnostic:
                 _add(diag, seen, _span(m, i), f"the first loop goes on here while `insample {first} {var}`",
                      primary=True)
         _loop(m, diag, seen, ts, "inside this loop")
-        for q in v.states[:MAX_LABELS]:
-            s = m.states[q]
-            _add(diag, seen, s.name_span, f"reaches a loop on `insample {second} {var}` here")
+        lit2 = lit.negated()
+        loop2 = [i for i, t in enumerate(m.transitions)
+                 if t.source in v.states and t.target in v.states and lit2 in t.guard]
+        for i in loop2[:MAX_LABELS]:
+            _add(diag, seen, _span(m, i), f"the second loop goes on here while `insample {second} {var}`")
+        if not loop2:
+            for q in v.states[:MAX_LABELS]:
+                _add(diag, seen, m.states[q].name_span, f"reaches a loop on `insample {second} {var}` here")
         diag.note(f"Definition 8 for the variable `{var}` (docs/multivariable.md): whatever value `{var}` holds, "
                   "adjacent inputs can make one of the two loops gain a constant factor on every turn")
         diag.with_help(f"store a fresh `{var}` before looping on the opposite comparison, or `halt`")

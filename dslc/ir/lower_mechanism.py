@@ -667,7 +667,7 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
         return None, diags
     # several stored variables, or a conjunction: dslc/ir/lower_mechanism_multi.py
     from dslc.ir import lower_mechanism_multi as several
-    if several.has_conjunction(code):
+    if several.has_conjunction(code) or len(several.find_stored_several(block, code)) > 1:
         return several.lower_several(block, code)
     stored, compared = find_stored(block, code)
     if len(compared) > 1:

@@ -206,7 +206,9 @@ def _conj(lits: tuple[Literal, ...]) -> tuple[Literal, ...] | None:
     return unique
 
 
-def _find_stored(block, code) -> dict[str, object]:
+def find_stored_several(block, code) -> dict[str, object]:
+    """The variables compared with a fresh draw in a later step than they were assigned
+    (a lenient walk that allows several comparisons per step)."""
     lw = MultiLowerer(block, code, set(), lenient=True)
     lw.collect_params()
     lw.collect_variables()
@@ -215,7 +217,7 @@ def _find_stored(block, code) -> dict[str, object]:
 
 
 def lower_several(block: ast.MechanismBlock, code: list[Ins]) -> tuple[MultiDiPA | None, list[Diagnostic]]:
-    compared = _find_stored(block, code)
+    compared = find_stored_several(block, code)
     lw = MultiLowerer(block, code, set(compared))
     diags = lw.collect_params() + lw.collect_variables()
     steps: dict[int, Step] = {}
