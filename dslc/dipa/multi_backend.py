@@ -173,6 +173,7 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
     r = analysis.check
     result.ir = m
     result.analysis = r
+    _editor_features(m, result)
     result.details["states"] = len(m.states)
     result.details["transitions"] = len(m.transitions)
     result.details["variables"] = m.variables
@@ -222,3 +223,26 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
         result.details["reason"] = r.reason
         result.details["weight"] = None
         result.diagnostics.append(unknown_diagnostic(m, r))
+
+
+def _editor_features(m: MultiDiPA, result: BlockResult) -> None:
+    """The outline's states and the hovers of transitions, for the language server."""
+    symbols, hovers = [], []
+    for q, s in enumerate(m.states):
+        if s.terminal or s.span is None:
+            continue
+        roles = (["initial"] if q == m.initial else []) + ["input" if s.is_input else "noinput"]
+        detail = ", ".join(roles) + f" · Lap({fmt_rate(s.d)})"
+        if m.kind == "mechanism":
+            symbols.append((s.name, "step · " + detail, s.span, s.span))
+        else:
+            symbols.append((s.name, detail, s.span, s.name_span or s.span))
+    for t in m.transitions:
+        if t.span is None:
+            continue
+        guard = " ∧ ".join(f"`{lit}`" for lit in t.guard) or "`true`"
+        stores = ", ".join(f"`{v} := insample`" for v in sorted(t.assigns)) or "no store"
+        hovers.append((t.span, f"**{m.states[t.source].name} → {m.states[t.target].name}**: guard {guard}; "
+                               f"output `{t.output}`; {stores}"))
+    result.features["symbols"] = symbols
+    result.features["hover"] = hovers

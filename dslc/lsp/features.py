@@ -37,11 +37,13 @@ _PRIORITY = {"block": 0, "extra": 1, "draw": 2, "state": 3, "transition": 4}
 
 
 def _dipa(block: BlockResult) -> DiPA | None:
-    return block.ir if block.kind in ("automaton", "mechanism") else None
+    """The one-variable DiPA of a block (several variables: the backend's
+    ``features["symbols"|"hover"]`` instead, dslc/dipa/multi_backend.py)."""
+    return block.ir if block.kind in ("automaton", "mechanism") and isinstance(block.ir, DiPA) else None
 
 
 def _check(block: BlockResult):
-    return block.analysis if block.kind in ("automaton", "mechanism") else None
+    return block.analysis if _dipa(block) is not None else None
 
 
 def _md(text: str) -> lsp.MarkupContent:
