@@ -49,7 +49,7 @@ TOKEN_WORDS = {
     "GE": "`>=`", "LE": "`<=`", "LT": "`<`", "GT": "`>`", "PLUS": "`+`", "MINUS": "`-`",
     "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
     "RPAR": "`)`", "COMMA": "`,`", "SEMICOLON": "`;`", "EQUAL": "`=`", "COLON": "`:`",
-    "$END": "the end of the block", "AND_KW": "`and`", "AND_AMP": "`&&`", "VARIABLES": "`variables`",
+    "$END": "the end of the block", "AND_KW": "`and`", "AND_AMP": "`&&`", "VARIABLES": "`variables`", "STORE_NAME": "a variable",
     "LSQB": "`[`", "RSQB": "`]`", "CHAIN_STATIONARY": "`stationary`", "CHAIN_SUM": "`sum`",
     "CHAIN_HISTOGRAM": "`histogram`", "CHAIN_COUNT": "`count(S)`", "CHAIN_LIPSCHITZ": "`lipschitz(L)`",
 }
@@ -339,7 +339,7 @@ class _Builder:
 
     # ---- several stored variables (docs/language.md, "Several variables")
     def store_vars(self, children):
-        return StoreVars((str(c), self._tok(c)) for c in children if c.type == "NAME")
+        return StoreVars((str(c), self._tok(c)) for c in children if c.type == "STORE_NAME")
 
     def guard_conj(self, children):
         literals, i = [], 0
