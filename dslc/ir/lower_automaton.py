@@ -46,23 +46,7 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
                          .secondary(first.name_span, "first declared here")
                          .with_help("rename one of the two states"))
             continue
-        d = mu = d2 = mu2 = _ZERO
-        draw_span = prime_span = None
-        try:
-            draws = decl.draws
-            if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
-                bad = draws[0] if draws[0].prime else draws[1]
-                raise DiagnosticError(error(
-                    "E118", "a state draws `Lap(rate, mean)` and optionally `Lap'(rate, mean)`, in that order",
-                    bad.span, "unexpected draw here")
-                    .with_help("write `state q input Lap(ε/4, 0), Lap'(ε/9, 0) { ... }`"))
-            d, mu = _draw_params(draws[0], resolve)
-            draw_span = draws[0].span
-            if len(draws) > 1:
-                d2, mu2 = _draw_params(draws[1], resolve)
-                prime_span = draws[1].span
-        except DiagnosticError as exc:
-            diags.extend(exc.diagnostics)
+        d, mu, d2, mu2, draw_span, prime_span = state_draws(decl, resolve, diags)
         index[decl.name] = dipa.add_state(State(decl.name, decl.is_input, d, mu, d2, mu2,
                                                 span=decl.span, name_span=decl.name_span,
                                                 draw_span=draw_span, prime_span=prime_span))
@@ -95,6 +79,29 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
 
 
 _ZERO = Fraction(0)
+
+
+def state_draws(decl: ast.StateDecl, resolve, diags: list[Diagnostic]):
+    """(d, μ, d′, μ′, span of the draw, span of the second draw) of a state
+    declaration; its problems are added to ``diags`` (then the parameters are 0)."""
+    d = mu = d2 = mu2 = _ZERO
+    draw_span = prime_span = None
+    try:
+        draws = decl.draws
+        if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
+            bad = draws[0] if draws[0].prime else draws[1]
+            raise DiagnosticError(error(
+                "E118", "a state draws `Lap(rate, mean)` and optionally `Lap'(rate, mean)`, in that order",
+                bad.span, "unexpected draw here")
+                .with_help("write `state q input Lap(ε/4, 0), Lap'(ε/9, 0) { ... }`"))
+        d, mu = _draw_params(draws[0], resolve)
+        draw_span = draws[0].span
+        if len(draws) > 1:
+            d2, mu2 = _draw_params(draws[1], resolve)
+            prime_span = draws[1].span
+    except DiagnosticError as exc:
+        diags.extend(exc.diagnostics)
+    return d, mu, d2, mu2, draw_span, prime_span
 
 
 def _lower_flat(block) -> tuple[DiPA, list[Diagnostic]] | None:

@@ -676,6 +676,22 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
     lw.collect_params()
     lw.collect_variables()
     lw.compared = compared
+    steps, order = walk_steps(lw, diags)
+    claims, claim_diags = lower_claims(block.claims, constant_resolver(lw.params))
+    diags.extend(claim_diags)
+    if diags:
+        return None, _dedupe(diags)
+    dipa, diags = build_dipa(block, code, steps, order)
+    if dipa is not None:
+        dipa.budget, dipa.budget_span = claims.budget, claims.budget_span
+        dipa.sensitivity, dipa.sensitivity_span = claims.sensitivity, claims.sensitivity_span
+    return dipa, diags
+
+
+def walk_steps(lw: Lowerer, diags: list[Diagnostic]) -> tuple[dict[int, Step], list[int]]:
+    """Every step reachable from the program's start, breadth first (the order of the
+    states); the errors of a step are added to ``diags`` and the independent steps
+    keep being lowered, so that every error is reported."""
     steps: dict[int, Step] = {}
     order: list[int] = []
     queue = deque([0])
@@ -685,7 +701,6 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
         try:
             step = lw.walk(pc, not order)
         except DiagnosticError as exc:
-            # independent steps keep being lowered, so that every error is reported
             diags.extend(exc.diagnostics)
             if not order:
                 break
@@ -696,15 +711,7 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
             if end.target != TERMINAL and end.target not in seen:
                 seen.add(end.target)
                 queue.append(end.target)
-    claims, claim_diags = lower_claims(block.claims, constant_resolver(lw.params))
-    diags.extend(claim_diags)
-    if diags:
-        return None, _dedupe(diags)
-    dipa, diags = build_dipa(block, code, steps, order)
-    if dipa is not None:
-        dipa.budget, dipa.budget_span = claims.budget, claims.budget_span
-        dipa.sensitivity, dipa.sensitivity_span = claims.sensitivity, claims.sensitivity_span
-    return dipa, diags
+    return steps, order
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -29,15 +29,14 @@ The lowering is validated against the direct interpreter
 
 from __future__ import annotations
 
-from collections import deque
 from fractions import Fraction
 
-from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.model import Diagnostic, error
 from dslc.ir.claims import lower_claims
 from dslc.ir.dipa import Guard
 from dslc.ir.linear import constant_resolver
-from dslc.ir.lower_mechanism import (TERMINAL, BranchEnd, Ins, Lowerer, Step, Val, _dedupe, _has_read,
-                                     build_dipa)
+from dslc.ir.lower_mechanism import (BranchEnd, Ins, Lowerer, Val, _dedupe, _has_read, build_dipa,
+                                     walk_steps)
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA
 from dslc.syntax import ast
 
@@ -220,25 +219,7 @@ def lower_several(block: ast.MechanismBlock, code: list[Ins]) -> tuple[MultiDiPA
     compared = find_stored_several(block, code)
     lw = MultiLowerer(block, code, set(compared))
     diags = lw.collect_params() + lw.collect_variables()
-    steps: dict[int, Step] = {}
-    order: list[int] = []
-    queue = deque([0])
-    seen = {0}
-    while queue:
-        pc = queue.popleft()
-        try:
-            step = lw.walk(pc, not order)
-        except DiagnosticError as exc:
-            diags.extend(exc.diagnostics)
-            if not order:
-                break
-            continue
-        steps[pc] = step
-        order.append(pc)
-        for end in step.ends:
-            if end.target != TERMINAL and end.target not in seen:
-                seen.add(end.target)
-                queue.append(end.target)
+    steps, order = walk_steps(lw, diags)
     _claims, claim_diags = lower_claims(block.claims, constant_resolver(lw.params))
     diags.extend(claim_diags)
     for claim in block.claims:

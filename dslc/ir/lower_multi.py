@@ -14,9 +14,7 @@ a variable that nothing stores is E130.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from dslc.diagnostics.model import Diagnostic, DiagnosticError, error
+from dslc.diagnostics.model import Diagnostic, error
 from dslc.ir.dipa import OUT_INSAMPLE, OUT_INSAMPLE_PRIME, SILENT, OutKind, symbol
 from dslc.ir.linear import constant_resolver
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA, exclusive
@@ -50,7 +48,7 @@ def _literal(g: ast.GuardDecl, diags: list[Diagnostic]) -> Literal | None:
 
 
 def lower_multi_automaton(block: ast.AutomatonBlock) -> tuple[MultiDiPA | None, list[Diagnostic]]:
-    from dslc.ir.lower_automaton import _draw_params       # one definition of a state's draw
+    from dslc.ir.lower_automaton import state_draws       # one reading of a state's draws
     diags: list[Diagnostic] = []
     m = MultiDiPA(block.name, span=block.name_span, kind="automaton")
     for claim in block.claims:
@@ -72,23 +70,7 @@ def lower_multi_automaton(block: ast.AutomatonBlock) -> tuple[MultiDiPA | None, 
                          .secondary(first.name_span, "first declared here")
                          .with_help("rename one of the two states"))
             continue
-        d = mu = d2 = mu2 = Fraction(0)
-        draw_span = prime_span = None
-        try:
-            draws = decl.draws
-            if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
-                bad = draws[0] if draws[0].prime else draws[1]
-                raise DiagnosticError(error(
-                    "E118", "a state draws `Lap(rate, mean)` and optionally `Lap'(rate, mean)`, in that order",
-                    bad.span, "unexpected draw here")
-                    .with_help("write `state q input Lap(ε/4, 0), Lap'(ε/9, 0) { ... }`"))
-            d, mu = _draw_params(draws[0], resolve)
-            draw_span = draws[0].span
-            if len(draws) > 1:
-                d2, mu2 = _draw_params(draws[1], resolve)
-                prime_span = draws[1].span
-        except DiagnosticError as exc:
-            diags.extend(exc.diagnostics)
+        d, mu, d2, mu2, draw_span, prime_span = state_draws(decl, resolve, diags)
         index[decl.name] = len(m.states)
         m.states.append(MState(decl.name, decl.is_input, d, mu, d2, mu2, span=decl.span,
                                name_span=decl.name_span, draw_span=draw_span, prime_span=prime_span))
