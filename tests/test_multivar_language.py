@@ -181,3 +181,15 @@ def test_editor_hover_and_outline_of_several_variables():
     assert h is not None and "insample >= l" in h.contents.value and "insample < r" in h.contents.value
     h = features.hover(a, utf16_position(text, text.index("automaton range_monitor_automaton") + 12))
     assert h is not None and "d = 1" in h.contents.value
+
+
+def test_run_runs_several_variables_and_prob_refuses_them_plainly():
+    run = subprocess.run([sys.executable, "-m", "dslc", "run", "examples/range_monitor.dp", "--block",
+                          "range_monitor_automaton", "--epsilon", "1", "--inputs", "0,1/2,3", "--seed", "1"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0 and "q0 → q1 → q2" in run.stdout, run.stderr
+    prob = subprocess.run([sys.executable, "-m", "dslc", "prob", "examples/range_monitor.dp", "--block",
+                           "range_monitor_automaton", "--epsilon", "1", "--inputs=0", "--outputs=_,_,inside"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert prob.returncode == 2 and "several stored variables" in prob.stderr
+    assert "Traceback" not in prob.stderr and "internal error" not in prob.stderr
