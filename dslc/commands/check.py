@@ -24,10 +24,11 @@ FORMATS = ("text", "json", "gcc", "sarif")
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="check every block of .dp files or folders",
                        description="Check every block of the given .dp files (folders are searched "
-                                   "recursively; `-` reads standard input). Exit status: 0 every block "
+                                   "recursively; `-` reads standard input; a named .dipa file is read in "
+                                   "DiPAut's format). Exit status: 0 every block "
                                    "passes; 1 a privacy violation was found; 2 an input could not be "
                                    "checked; 130 interrupted.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help=".dp file or folder, or - for standard input")
+    p.add_argument("paths", nargs="+", metavar="PATH", help=".dp file or folder, .dipa file, or - for standard input")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--explain", action="store_true",
                    help="for private DiPA blocks, show the cost of each critical transition")

@@ -135,7 +135,12 @@ def violation_diagnostic(m: MultiDiPA, v) -> Diagnostic:
 
 
 def unknown_diagnostic(m: MultiDiPA, r: MultiResult) -> Diagnostic:
-    diag = Diagnostic("DP010", f"no verdict for `{m.name}` (several variables): {r.reason}")
+    if r.path:       # the coupling fails on a path: the message says so, the note gives the path
+        diag = Diagnostic("DP010", f"no verdict for `{m.name}` (several variables): no generalised condition "
+                                   "holds, and the shift coupling fails on a path")
+        diag.note(r.reason)
+    else:
+        diag = Diagnostic("DP010", f"no verdict for `{m.name}` (several variables): {r.reason}")
     seen: set = set()
     for i in r.path[:MAX_LABELS]:
         _add(diag, seen, m.transitions[i].span, "on the path where the coupling fails", primary=True)
@@ -219,7 +224,8 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
             result.diagnostics.append(violation_diagnostic(m, v))
     else:
         result.verdict = Verdict.UNKNOWN
-        result.summary = f"unknown: {r.reason}"
+        result.summary = ("unknown: no generalised condition holds, and the shift coupling fails on a path"
+                          if r.path else f"unknown: {r.reason}")
         result.details["reason"] = r.reason
         result.details["weight"] = None
         result.diagnostics.append(unknown_diagnostic(m, r))
