@@ -13,6 +13,7 @@ from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, OutKind
 from dslc.ir.claims import lower_claims
 from dslc.ir.flat_dipa import FlatDiPA, lookup
 from dslc.ir.linear import NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
+from dslc.source import Span
 from dslc.syntax import ast
 
 from dslc.native import module as _native      # name resolution in C, or None
@@ -40,11 +41,7 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
         return None, diags
     for decl in block.states:
         if decl.name in index:
-            first = dipa.states[index[decl.name]]
-            diags.append(error("E102", f"state `{decl.name}` is declared twice", decl.name_span,
-                               "declared again here")
-                         .secondary(first.name_span, "first declared here")
-                         .with_help("rename one of the two states"))
+            diags.append(duplicate_state(decl, dipa.states[index[decl.name]].name_span))
             continue
         d, mu, d2, mu2, draw_span, prime_span = state_draws(decl, resolve, diags)
         index[decl.name] = dipa.add_state(State(decl.name, decl.is_input, d, mu, d2, mu2,
@@ -79,6 +76,13 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
 
 
 _ZERO = Fraction(0)
+
+
+def duplicate_state(decl: ast.StateDecl, first: Span | None) -> Diagnostic:
+    """E102: a second declaration of a state name (``first``: the first one's name)."""
+    return (error("E102", f"state `{decl.name}` is declared twice", decl.name_span, "declared again here")
+            .secondary(first, "first declared here")
+            .with_help("rename one of the two states"))
 
 
 def state_draws(decl: ast.StateDecl, resolve, diags: list[Diagnostic]):

@@ -402,18 +402,7 @@ class Lowerer:
         if val.kind == "draw":
             end.store, end.store_span = True, br.assigned.get(self.stored)
             return end
-        what = {"read": "the exact input read in this step", "prime": "a second draw of this step",
-                "dead": "a value of an earlier step"}[val.kind]
-        diag = error("E123", f"the stored variable `{self.stored}` is given {what}", where,
-                     f"`{self.stored}` would keep this past the end of the step")
-        diag.note("a DiP automaton stores only the draw that its step compares or outputs "
-                  "(`x := insample`); any other value cannot be represented, so this "
-                  "program cannot be checked")
-        if val.kind == "read":
-            diag.with_help(f"store a noisy value instead: `{self.stored} := Lap(ε, …)` centred on the input")
-        else:
-            diag.with_help(f"store the step's own draw in `{self.stored}`")
-        self.fail(diag)
+        self.fail(stored_not_a_draw(self.stored, val, where))
 
     def assign(self, s: ast.Assign, br: Branch) -> bool:
         """Apply an assignment; True if it starts the next step."""
@@ -686,6 +675,20 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
         dipa.budget, dipa.budget_span = claims.budget, claims.budget_span
         dipa.sensitivity, dipa.sensitivity_span = claims.sensitivity, claims.sensitivity_span
     return dipa, diags
+
+
+def stored_not_a_draw(name: str, val: Val, where: Span | None) -> Diagnostic:
+    """E123: the stored variable ``name`` ends a step holding ``val``, which is not the step's draw."""
+    what = {"read": "the exact input read in this step", "prime": "a second draw of this step",
+            "dead": "a value of an earlier step"}[val.kind]
+    diag = error("E123", f"the stored variable `{name}` is given {what}", where,
+                 f"`{name}` would keep this past the end of the step")
+    diag.note("a DiP automaton stores only the draw that its step compares or outputs "
+              f"(`{name} := insample`); any other value cannot be represented, so this "
+              "program cannot be checked")
+    if val.kind == "read":
+        return diag.with_help(f"store a noisy value instead: `{name} := Lap(ε, …)` centred on the input")
+    return diag.with_help(f"store the step's own draw in `{name}`")
 
 
 def walk_steps(lw: Lowerer, diags: list[Diagnostic]) -> tuple[dict[int, Step], list[int]]:

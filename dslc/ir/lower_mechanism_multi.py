@@ -36,7 +36,7 @@ from dslc.ir.claims import lower_claims
 from dslc.ir.dipa import Guard
 from dslc.ir.linear import constant_resolver
 from dslc.ir.lower_mechanism import (BranchEnd, Ins, Lowerer, Val, _dedupe, _has_read, build_dipa,
-                                     walk_steps)
+                                     stored_not_a_draw, walk_steps)
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA
 from dslc.syntax import ast
 
@@ -184,14 +184,7 @@ class MultiLowerer(Lowerer):
                           .note("an automaton stores only the step's draw into its variables "
                                 "(`v := insample`); a copy of another variable cannot be represented")
                           .with_help(f"store the step's draw in both, or compare with `{val.name}` directly"))
-            what = {"read": "the exact input read in this step", "prime": "a second draw of this step",
-                    "dead": "a value of an earlier step"}[val.kind]
-            diag = error("E123", f"the stored variable `{v}` is given {what}", where,
-                         f"`{v}` would keep this past the end of the step")
-            diag.note("a DiP automaton stores only the draw that its step compares or outputs "
-                      "(`v := insample`); any other value cannot be represented, so this "
-                      "program cannot be checked")
-            self.fail(diag.with_help(f"store the step's own draw in `{v}`"))
+            self.fail(stored_not_a_draw(v, val, where))
         if stores:
             end.store = frozenset(stores)
             end.store_span = next((br.assigned[v] for v in stores if v in br.assigned), None)

@@ -48,7 +48,7 @@ def _literal(g: ast.GuardDecl, diags: list[Diagnostic]) -> Literal | None:
 
 
 def lower_multi_automaton(block: ast.AutomatonBlock) -> tuple[MultiDiPA | None, list[Diagnostic]]:
-    from dslc.ir.lower_automaton import state_draws       # one reading of a state's draws
+    from dslc.ir.lower_automaton import duplicate_state, state_draws   # one reading of a state
     diags: list[Diagnostic] = []
     m = MultiDiPA(block.name, span=block.name_span, kind="automaton")
     for claim in block.claims:
@@ -64,11 +64,7 @@ def lower_multi_automaton(block: ast.AutomatonBlock) -> tuple[MultiDiPA | None, 
     index: dict[str, int] = {}
     for decl in block.states:
         if decl.name in index:
-            first = m.states[index[decl.name]]
-            diags.append(error("E102", f"state `{decl.name}` is declared twice", decl.name_span,
-                               "declared again here")
-                         .secondary(first.name_span, "first declared here")
-                         .with_help("rename one of the two states"))
+            diags.append(duplicate_state(decl, m.states[index[decl.name]].name_span))
             continue
         d, mu, d2, mu2, draw_span, prime_span = state_draws(decl, resolve, diags)
         index[decl.name] = len(m.states)
