@@ -27,6 +27,7 @@ COMMANDS = [
     ("dslc.commands.lsp", "lsp", "run the language server (LSP over stdio) for editors"),
     ("dslc.commands.calibrate", "calibrate", "noise scales for every `chain` block (Markov Quilt, Wasserstein, group DP)"),
     ("dslc.commands.release", "release", "release the query of a series with calibrated Laplace noise"),
+    ("dslc.commands.import_dipa", "import", "print the .dp automaton of a DiPAut .dipa file"),
 ]
 
 

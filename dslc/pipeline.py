@@ -247,11 +247,7 @@ def read_source(path: str, max_bytes: int = limits.MAX_FILE_BYTES) -> tuple[Sour
 
 
 def check_path(path: str, options: Options | dict | None = None) -> FileResult:
-    options = Options.of(options)
-    source, problem = read_source(path, options.max_file_bytes)
-    if source is None:
-        return FileResult(path, None, diagnostics=[problem])
-    return check_source(source, options)
+    return _check_one(path, Options.of(options), None)
 
 
 def compile_source(source: SourceFile, options: Options | dict | None = None) -> list[BlockCompilation]:
@@ -451,6 +447,9 @@ def _check_one(path: str, options: Options, progress) -> FileResult:
     source, problem = read_source(path, options.max_file_bytes)
     if source is None:
         return FileResult(path, None, diagnostics=[problem])
+    if path.endswith(".dipa"):            # DiPAut's format (dslc/pipeline_dipaut.py)
+        from dslc.pipeline_dipaut import check_dipaut_source
+        return check_dipaut_source(source, options)
     inner = (lambda what: progress(f"{path}: {what}")) if progress is not None else None
     return check_source(source, options, inner)
 

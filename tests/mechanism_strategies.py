@@ -192,3 +192,73 @@ def free_programs(draw) -> str:
 
 def programs():
     return st.one_of(structured(), structured(), structured(), free_programs())
+
+
+# ------------------------------------------------------------------ several stored variables
+THRESHOLDS = ["l", "r", "x"]
+CMP = [">=", "<", ">", "<="]
+
+
+@st.composite
+def several_conditions(draw, names: list[str]) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 3))):
+        left = "s" if draw(st.integers(0, 9)) else "q"
+        right = draw(st.sampled_from(names))
+        if draw(st.integers(0, 3)) == 0:
+            left, right = right, left
+        parts.append(f"{left} {draw(st.sampled_from(CMP))} {right}")
+    return draw(st.sampled_from([" && ", " and "])).join(parts)
+
+
+@st.composite
+def several_statements(draw, depth: int, in_loop: bool, names: list[str]) -> list[str]:
+    out: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        kinds = ["out_sym", "out_sym", "out_sym", "if", "if", "if", "store", "halt", "out_s", "out_draw"]
+        if in_loop and draw(st.integers(0, 3)) == 0:
+            kinds.append("break")
+        if draw(st.integers(0, 9)) == 0:
+            kinds.append("copy")
+        kind = draw(st.sampled_from(kinds))
+        if kind == "out_sym":
+            out.append(f"output {draw(st.sampled_from(SYMBOLS))}")
+        elif kind == "out_s":
+            out.append("output s")
+        elif kind == "out_draw":
+            out.append(f"output Lap({draw(st.sampled_from(RATES))}, q)")
+        elif kind == "store":
+            out.append(f"{draw(st.sampled_from(names))} := s")
+        elif kind == "copy":
+            out.append(f"{draw(st.sampled_from(names))} := {draw(st.sampled_from(names + ['s']))}")
+        elif kind == "halt":
+            out.append("halt")
+        elif kind == "break":
+            out.append("break")
+        else:
+            cond = draw(several_conditions(names))
+            then = "; ".join(draw(several_statements(depth + 1, in_loop, names))) if depth < 2 else "output ⊤"
+            text = f"if {cond} {{ {then} }}"
+            if draw(st.booleans()):
+                other = "; ".join(draw(several_statements(depth + 1, in_loop, names))) if depth < 2 else "output ⊥"
+                text += f" else {{ {other} }}"
+            out.append(text)
+    return out
+
+
+@st.composite
+def several_programs(draw) -> str:
+    """Programs with two or three noisy thresholds, compared (often in conjunctions)
+    with a fresh draw of each step; many lower to an automaton with several variables."""
+    names = THRESHOLDS[:draw(st.integers(2, 3))]
+    body = [f"{v} := Lap({draw(st.sampled_from(RATES))}, {draw(st.sampled_from(['0', '1', '-1/2']))})"
+            for v in names]
+    for _ in range(draw(st.integers(1, 2))):
+        looped = draw(st.booleans())
+        step = ["q := read()", f"s := Lap({draw(st.sampled_from(RATES))}, q)"]
+        step += draw(several_statements(1, looped, names))
+        if looped:
+            body.append(f"loop {{ {'; '.join(step)} }}")
+        else:
+            body.extend(step)
+    return f"mechanism m {{ {'; '.join(body)} }}"

@@ -40,9 +40,9 @@ CASES = {
                     "    true -> q1 output ⊤ store\n  }\n  state q1 input Lap(ε, 0) { }\n}\n".encode(), "E105"),
     "scale_not_rate": ("automaton a {\n  state q0 noinput Lap(2/ε, 0) { true -> q1 store }\n"
                        "  state q1 input Lap(ε, 0) { }\n}\n".encode(), "E107"),
-    "two_stored": ("mechanism m {\n  x := Lap(ε/2, 0)\n  y := Lap(ε/2, 0)\n  loop {\n"
-                   "    if Lap(ε/4, read()) >= x { output ⊤; halt }\n"
-                   "    if Lap(ε/4, read()) >= y { output ⊤; halt }\n    output ⊥\n  }\n}\n".encode(), "E112"),
+    "copy_of_stored": ("mechanism m {\n  l := Lap(ε/4, 0)\n  r := Lap(ε/4, 1)\n  loop {\n"
+                       "    s := Lap(ε/4, read())\n"
+                       "    if s >= l && s < r { output ⊤; l := r } else { halt }\n  }\n}\n".encode(), "E133"),
     "stray_text": (b"hello world\n", "E007"),
     "unterminated_comment": ("automaton a { /* never closed\n".encode(), "E003"),
     "not_utf8": ("automaton a { }".encode("utf-16"), "E004"),

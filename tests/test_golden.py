@@ -35,6 +35,11 @@ CASES = [
     ("release.out", ["examples/release.dp"]),
     ("release_overspent.out", ["examples/release_overspent.dp"]),
     ("release_json.out", ["examples/release.dp", "--format", "json"]),
+    # several stored variables: verdicts with --explain, errors, unknown, a .dipa file
+    ("several_variables_explain.out", ["examples/range_monitor.dp", "examples/min_max.dp",
+                                       "examples/two_svt.dp", "--explain"]),
+    ("several_errors.out", ["tests/golden/several_errors.dp", "tests/golden/several_unknown.dipa",
+                            "tests/golden/dipaut_syntax.dipa"]),
     ("gcc.out", ["examples/sorted_desc.dp", "examples/svt_star.dp", "tests/golden/dipa_errors.dp",
                  "--format", "gcc"]),
 ]

@@ -130,9 +130,9 @@ MISTAKES = [
      "    else { output ⊥ }\n}\n", "E022", 4, "`else` without an `if`", "no `;`"),
     ("mechanism m {\n    let x := Lap(ε, 0)\n}\n", "E022", 2, "`let`", "assigned"),
     ("mechanism m {\n    x := Lap(ε, 0)\n    loop { s := Lap(ε, read())\n"
-     "        if s >= x and s < x { output ⊤ } }\n}\n", "E022", 4, "no `and`", "nest"),
+     "        if s >= x or s < x { output ⊤ } }\n}\n", "E022", 4, "no `or`", "nest"),
     ("mechanism m {\n    x := Lap(ε, 0)\n    loop { s := Lap(ε, read())\n"
-     "        if s >= x && s < x { output ⊤ } }\n}\n", "E022", 4, "no `&&`", "nest"),
+     "        if s >= x || s < x { output ⊤ } }\n}\n", "E022", 4, "no `||`", "nest"),
     ("automaton a {\n    state q0 noinput Lap(ε, 0) { true => q0 store }\n}\n", "E022", 2, "`=>`", "`->`"),
     ("mechanism m {\n    x := Lap(ε, 0)\n    loop { if Lap(ε, read()) >= x then { output ⊤ } }\n}\n",
      "E022", 3, "no `then`", "in braces"),

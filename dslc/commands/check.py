@@ -24,12 +24,12 @@ FORMATS = ("text", "concise", "json", "gcc", "sarif", "github", "junit")
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="check every block of .dp files or folders",
                        description="Check every block of the given .dp files (folders are searched "
-                                   "recursively, as ruff searches them; `-` reads standard input; no "
+                                   "recursively, as ruff searches them; `-` reads standard input; a named .dipa file is read in DiPAut's format; no "
                                    "path: the project of the configuration, or the working folder). "
                                    "Settings come from [tool.dslc] in pyproject.toml or a dslc.toml; "
                                    "flags override them. Exit status: 0 every block passes; 1 a privacy "
                                    "violation was found; 2 an input could not be checked; 130 interrupted.")
-    p.add_argument("paths", nargs="*", metavar="PATH", help=".dp file or folder, or - for standard input")
+    p.add_argument("paths", nargs="*", metavar="PATH", help=".dp file or folder, .dipa file, or - for standard input")
     p.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default=None,
                    help="output format (default: text, or `output-format` of the configuration)")
     p.add_argument("--output-file", "-o", metavar="FILE", default=None,

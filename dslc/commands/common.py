@@ -76,9 +76,10 @@ def load_dipa(path: str, block: str | None) -> DiPA:
     return load_dipa_block(path, block).ir
 
 
-def load_dipa_block(path: str, block: str | None):
+def load_dipa_block(path: str, block: str | None, several_ok: bool = False):
     """The result of a valid DiPA block of ``path`` (its ``syntax`` is the
-    AST and its ``ir`` the DiPA); UsageError if there is none."""
+    AST and its ``ir`` the DiPA); UsageError if there is none.  A block with
+    several stored variables (a MultiDiPA) only with ``several_ok``."""
     from dslc.pipeline import check_source, read_source
     from dslc.results import Verdict
 
@@ -117,6 +118,10 @@ def load_dipa_block(path: str, block: str | None):
         why = f": {first.code} {first.message}" if first else ""
         raise UsageError(f"block `{chosen.name}` is not a valid DiPA{why}",
                          f"run `dslc check {path}` for the details")
+    if not several_ok and not isinstance(dipa, DiPA):
+        raise UsageError(f"block `{chosen.name}` has several stored variables; this command works on "
+                         "blocks with one stored variable for now",
+                         f"`dslc check {path}` decides it and `dslc run` runs it")
     return chosen
 
 

@@ -84,7 +84,7 @@ def run(args) -> int:
         seed = _int(args.seed, "--seed")
         samples = _int(args.samples, "--samples", minimum=1)
         with time_budget(args.timeout, "the run"):
-            chosen = load_dipa_block(args.file, args.block)
+            chosen = load_dipa_block(args.file, args.block, several_ok=True)   # run_once runs a MultiDiPA too
             dipa, program = chosen.ir, chosen.syntax
             if chosen.kind != "mechanism":
                 program = None

@@ -240,8 +240,11 @@ Conditions in a `mechanism` compare the draw of the current step
 with the stored variable, or store the other value first.
 """)
 register("E112", "second-stored-variable", "The mechanism remembers two values across steps.", """
-A DiPA has exactly one stored variable.  Keep one noisy value across steps,
-for example by comparing every fresh draw with the same threshold variable.
+A DiPA of the one-variable model has exactly one stored variable.  A
+mechanism that keeps several noisy values across steps is now lowered to an
+automaton with several variables (docs/language.md, "Several stored
+variables") and checked by the checker of docs/multivariable.md, so this
+code is no longer reported; it stays registered for older tooling.
 """)
 register("E113", "value-used-across-steps", "A read value or a draw is used after its step ended.", """
 Reads and draws live for one step (up to the step's output).  Only the
@@ -380,3 +383,4 @@ from dslc.diagnostics import codes_discrete as _codes_discrete  # noqa: E402,F40
 from dslc.diagnostics import codes_budget as _codes_budget  # noqa: E402,F401
 from dslc.diagnostics import codes_config as _codes_config  # noqa: E402,F401
 from dslc.diagnostics import codes_compose as _codes_compose  # noqa: E402,F401
+from dslc.diagnostics import codes_multivar as _codes_multivar  # noqa: E402,F401

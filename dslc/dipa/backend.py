@@ -47,7 +47,7 @@ def lower(block: ast.Block) -> tuple[DiPA | None, list]:
             dipa, diags = lower_mechanism(block)
         except DiagnosticError as exc:
             return None, exc.diagnostics
-    if dipa is not None and not diags:
+    if dipa is not None and not diags and isinstance(dipa, DiPA):   # several variables: checked in lowering
         diags = validate_dipa(dipa)
     return dipa, diags
 
@@ -68,6 +68,9 @@ def analyse(dipa: DiPA, options) -> Analysis:
     if not isinstance(dipa, DiPA) and type(dipa).__name__ == "DiscreteProgram":
         from dslc.bounded import discrete_backend
         return discrete_backend.analyse(dipa, options)
+    if not isinstance(dipa, DiPA):            # several variables (dslc/dipa/multi_backend.py)
+        from dslc.dipa import multi_backend
+        return multi_backend.analyse(dipa, options)
     found = check(dipa)
     analysis = Analysis(found)
     if found.well_formed:
@@ -140,6 +143,9 @@ def report(dipa: DiPA, analysis: Analysis, result: BlockResult, options, path: s
     if not isinstance(dipa, DiPA) and type(dipa).__name__ == "DiscreteProgram":
         from dslc.bounded import discrete_backend
         return discrete_backend.report(dipa, analysis, result, options, path)
+    if not isinstance(dipa, DiPA):            # several variables (dslc/dipa/multi_backend.py)
+        from dslc.dipa import multi_backend
+        return multi_backend.report(dipa, analysis, result, options, path)
     found = analysis.check
     result.ir = dipa
     result.analysis = found

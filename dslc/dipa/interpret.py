@@ -18,7 +18,8 @@ Semantics:
 - `output e` emits a symbol (`⊤`, `⊥`, a string, or a name that is neither a
   variable nor a parameter) or the value of `e`;
 - `if`, `loop`, `break`, `halt` as usual; a comparison `>` or `>=` is the
-  exact comparison of rationals.
+  exact comparison of rationals; `c1 && c2` (or `and`) evaluates left to
+  right and skips the rest once a comparison fails.
 Everything is iterative: deep nesting and long expressions do not recurse.
 
 A run can also be *traced* (``trace=True``): every statement executed leaves
@@ -266,9 +267,14 @@ class Interpreter:
                     if self.trace:
                         self.note("output", s, frames, value=self.run.outputs[-1])
                 elif isinstance(s, ast.If):
-                    a = self.value(s.cond.left)
-                    b = self.value(s.cond.right)
-                    held = self.holds(s.cond.op, a, b)
+                    held = True
+                    # `c1 && c2`: left to right, the rest skipped once one fails
+                    for c in (s.cond.parts if isinstance(s.cond, ast.CondAnd) else [s.cond]):
+                        a = self.value(c.left)
+                        b = self.value(c.right)
+                        held = self.holds(c.op, a, b)
+                        if not held:
+                            break
                     if self.trace:
                         self.note("compare", s.cond, frames, held=held)
                     branch = s.then if held else (s.orelse or [])

@@ -59,6 +59,9 @@ class MultiResult:
     # NOT_PRIVATE: "theorem" (the paper's model: Theorem 2 of LICS 2021 proves it) or
     # "sketch" (several variables: the generalised conditions, necessity only sketched)
     necessity: str = ""
+    # PRIVATE: the terms of d on one heaviest path (--explain), and the strategy that gave d
+    charges: list = field(default_factory=list)
+    strategy: str = ""
 
     @property
     def kinds(self) -> set[str]:
@@ -439,9 +442,14 @@ def _weight(m: MultiDiPA, p: Product, s: Strategy) -> Fraction:
     variable made there on a free edge and compared later (docs: 'The weight').
     Free edges of P's cycles weigh 0, so this is a longest path in the DAG of P's
     components."""
+    return _weight_and_charges(m, p, s)[0]
+
+
+def _weight_and_charges(m: MultiDiPA, p: Product, s: Strategy) -> tuple[Fraction, list[Charge]]:
+    """:func:`_weight` and the charges that make it up on one heaviest path."""
     import networkx as nx
     live = _live(m, p)
-    store_w: dict[tuple[int, str], Fraction] = {}
+    store_w: dict[tuple[int, str], tuple[Fraction, int]] = {}
     for e, (a, ti, b) in enumerate(p.edges):
         if not s.free[e]:
             continue
@@ -450,13 +458,16 @@ def _weight(m: MultiDiPA, p: Product, s: Strategy) -> Fraction:
         c = 2 * st.d if st.is_input else st.d
         for v in t.assigns & live[b]:
             key = (s.group[a], v)
-            store_w[key] = max(store_w.get(key, Fraction(0)), c)
+            if key not in store_w or c > store_w[key][0]:
+                store_w[key] = (c, ti)
     group_w: dict[int, Fraction] = {}
-    for (c, _), w in store_w.items():
+    group_parts: dict[int, list[Charge]] = {}
+    for (c, v), (w, ti) in sorted(store_w.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         group_w[c] = group_w.get(c, Fraction(0)) + w
+        group_parts.setdefault(c, []).append(Charge(ti, w, "store", v))
     dag = nx.DiGraph()
     dag.add_nodes_from(range(max(p.comp) + 1))
-    step: dict[int, list[tuple[int, Fraction]]] = {}
+    step: dict[int, list[tuple[int, Fraction, int]]] = {}
     for e, (a, ti, b) in enumerate(p.edges):
         if p.internal[e]:
             continue
@@ -464,14 +475,39 @@ def _weight(m: MultiDiPA, p: Product, s: Strategy) -> Fraction:
         if not s.free[e]:
             w = _paper_cost(m, ti) + group_w.get(s.group[b], Fraction(0))
         dag.add_edge(p.comp[a], p.comp[b])
-        step.setdefault(p.comp[a], []).append((p.comp[b], w))
+        step.setdefault(p.comp[a], []).append((p.comp[b], w, e))
     best: dict[int, Fraction] = {p.comp[0]: group_w.get(s.group[0], Fraction(0))}
+    pred: dict[int, int] = {}
     for c in nx.topological_sort(dag):
         if c in best:
-            for cb, w in step.get(c, ()):
+            for cb, w, e in step.get(c, ()):
                 if cb not in best or best[c] + w > best[cb]:
                     best[cb] = best[c] + w
-    return max(best.values())
+                    pred[cb] = e
+    top = max(best.values())
+    end = min(c for c, w in best.items() if w == top)
+    charges: list[Charge] = []
+    c = end
+    while c in pred:
+        e = pred[c]
+        a, ti, b = p.edges[e]
+        if not s.free[e]:
+            charges.extend(group_parts.get(s.group[b], ()))
+            charges.append(Charge(ti, _paper_cost(m, ti), "charged"))
+        c = p.comp[a]
+    charges.extend(group_parts.get(s.group[0], ()))
+    charges.reverse()
+    return top, charges
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One term of d on a heaviest path: a charged transition (the paper's cost(t)) or
+    the store of `variable` on a free transition of a component (docs: 'The weight')."""
+    transition: int
+    cost: Fraction
+    kind: str                  # "charged" | "store"
+    variable: str | None = None
 
 
 # ------------------------------------------------------------------ the decision
@@ -516,10 +552,11 @@ def check_multi(m: MultiDiPA, general: bool = False, max_states: int = MAX_PRODU
                 failures.append((s.name, "its constraints have no solution on the path "
                                  + " ; ".join(m.describe(i) for i in path), path))
                 continue
-            bounds.append((_weight(m, p, s), s.name))
+            w, charges = _weight_and_charges(m, p, s)
+            bounds.append((w, s.name, charges))
         if bounds:
-            d, name = min(bounds)
-            return MultiResult(PRIVATE, d, product_states=size,
+            d, name, charges = min(bounds, key=lambda b: (b[0], b[1]))
+            return MultiResult(PRIVATE, d, product_states=size, charges=charges, strategy=name,
                                reason=f"the shift coupling ({name} strategy) exists on every path")
         return MultiResult(UNKNOWN, path=failures[0][2], product_states=size,
                            reason="no generalised condition holds, and the shift coupling fails: "
@@ -559,7 +596,10 @@ def _via_single_variable(m: MultiDiPA) -> MultiResult:
     from dslc.dipa.check import check
     r = check(to_dipa(m))
     if r.well_formed:
-        return MultiResult(PRIVATE, r.weight, route="single-variable", reason="Theorem 2 (LICS 2021)")
+        heaviest = set(r.heaviest)
+        charges = [Charge(e, cost, "charged") for e, cost in r.critical if e in heaviest]
+        return MultiResult(PRIVATE, r.weight, route="single-variable", reason="Theorem 2 (LICS 2021)",
+                           charges=charges)
     var = (m.variables or [None])[0]
     out = []
     for v in r.violations:

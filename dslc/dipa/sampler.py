@@ -4,7 +4,9 @@ Semantics (Section III of the DiPA paper): in each step the current state
 draws insample ~ Lap(dε, μ + a) and insample′ ~ Lap(d′ε, μ′ + a), where a
 is the next input for an input state and 0 for a non-input state; the
 enabled transition (guard `true`, `insample >= x` or `insample < x`) is
-taken, its output emitted, and `x := insample` when it stores.  The run
+taken, its output emitted, and `x := insample` when it stores.  An automaton
+with several variables (:class:`~dslc.ir.multi_dipa.MultiDiPA`) runs the
+same way, its guards conjunctions and its stores sets of variables.  The run
 stops when an input state finds no input left, when no transition is
 enabled, or at a state without transitions.  Draws come from a
 :class:`Noise` source: standard Laplace samples (from a seeded
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.ir.dipa import DiPA, Guard, OutKind
+from dslc.ir.multi_dipa import GE, MultiDiPA
 
 MAX_SILENT_STEPS = 10_000      # steps without reading input before the run is cut
 
@@ -83,7 +86,8 @@ def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.
     eps = Fraction(epsilon)
     edges = dipa.out_edges()
     q = dipa.initial
-    x = NO_VALUE
+    several = isinstance(dipa, MultiDiPA)     # several variables: x maps each variable to its value
+    x = {} if several else NO_VALUE
     pos = 0
     silent = 0
     res = RunResult([], [], [dipa.states[q].name], 0, "")
@@ -112,6 +116,11 @@ def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.
         taken = None
         for e in out:
             t = dipa.transitions[e]
+            if several:
+                if _holds(t.guard, insample, x, state.name):
+                    taken = e
+                    break
+                continue
             if t.guard is Guard.TRUE:
                 taken = e
                 break
@@ -136,13 +145,28 @@ def run_once(dipa: DiPA, inputs: list[Fraction], epsilon: Fraction, rng: random.
             res.outputs.append(state.mu_prime + a + noise.next() / (dp * eps))
         else:
             res.outputs.append(t.output.symbol or "")
-        if t.store:
+        if several:
+            for v in t.assigns:
+                x[v] = insample
+        elif t.store:
             x = insample
         res.transitions.append(taken)
         q = t.target
         res.states.append(dipa.states[q].name)
     res.inputs_used = pos
     return res
+
+
+def _holds(guard, insample, values: dict, state: str) -> bool:
+    """A conjunctive guard of a :class:`MultiDiPA` transition, exactly."""
+    for lit in guard:
+        if insample is NO_VALUE:
+            raise RunError(f"state `{state}` compares insample, but its draw has rate 0")
+        if lit.var not in values:
+            raise RunError(f"state `{state}` compares insample with `{lit.var}`, which holds no value")
+        if (lit.op == GE) != (insample >= values[lit.var]):
+            return False
+    return True
 
 
 @dataclass

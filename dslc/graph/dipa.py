@@ -83,6 +83,9 @@ def _code_title(code: str) -> str:
 
 
 def dipa_graph(block: BlockResult, dipa: DiPA, check: CheckResult, explain: bool = False) -> nx.MultiDiGraph:
+    if not isinstance(dipa, DiPA):          # several variables (dslc/graph/multi.py)
+        from dslc.graph.multi import multi_graph
+        return multi_graph(block, dipa, check, explain)
     title = f"{block.kind} {block.name}: {verdict_text(block)}"
     sensitivity = getattr(dipa, "sensitivity", 1)
     d = check.weight * sensitivity if check.well_formed and check.weight is not None else None

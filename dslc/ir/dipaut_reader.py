@@ -38,7 +38,11 @@ from dslc.ir.dipa import OUT_INSAMPLE, OUT_INSAMPLE_PRIME, symbol
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA
 
 class DipautSyntaxError(ValueError):
-    """The text is not in DiPAut's language (DiPAut itself would fail on it)."""
+    """The text is not in DiPAut's language (DiPAut itself would fail on it).
+    ``line`` (1-based) and ``col`` (0-based offset in the line), ``end``: where, when known."""
+    line: int | None = None
+    col: int | None = None
+    end: int | None = None
 
 # ---------------------------------------------------------------- tokenizer
 # DiPAut's lexer (ply): function rules first in definition order (non-input,
@@ -59,13 +63,14 @@ _TOKEN = re.compile(r"""
 """, re.VERBOSE)
 
 
-def _tokens(line: str) -> list[tuple[str, str]]:
+def _tokens(line: str) -> list[tuple[str, str, int, int]]:
+    """(kind, text, start, end) of every token of the line."""
     out = []
     pos = 0
     while pos < len(line):
         m = _TOKEN.match(line, pos)
         if m is None:
-            raise DipautSyntaxError(f"illegal character {line[pos]!r} in {line!r}")
+            raise _at(DipautSyntaxError(f"illegal character {line[pos]!r} in {line!r}"), pos, pos + 1)
         pos = m.end()
         kind = m.lastgroup
         if kind == "WS":
@@ -73,8 +78,14 @@ def _tokens(line: str) -> list[tuple[str, str]]:
         text = m.group()
         if kind in ("SID", "OID", "VARIABLE"):
             kind = _RESERVED.get(text, kind)
-        out.append((kind, text))
+        out.append((kind, text, m.start(), m.end()))
     return out
+
+
+def _at(exc: DipautSyntaxError, col: int, end: int) -> DipautSyntaxError:
+    if exc.col is None:
+        exc.col, exc.end = col, end
+    return exc
 
 
 # ---------------------------------------------------------------- parse tree
@@ -84,6 +95,11 @@ class Branch:
     assigns: list[str]                    # variables set to insample
     output: str                           # oNAME | insample | insampleprime
     target: int                           # state number (q3 -> 3)
+    start: int = 0                        # where the branch is written in its line (offsets)
+    end: int = 0
+    guard_end: int = 0                    # end of its `(…)` guard (0: none)
+    output_start: int = 0
+    output_end: int = 0
 
 
 @dataclass
@@ -96,6 +112,10 @@ class StateLine:
     mu_prime: Fraction | None
     branches: list[Branch]
     guarded: bool                         # written with `if`
+    line: int = 0                         # 0-based line of the file
+    name_start: int = 0                   # the `qN` in the line
+    name_end: int = 0
+    length: int = 0
 
 
 @dataclass
@@ -134,31 +154,44 @@ class _Parser:
         kind = self.peek()
         if kind not in kinds:
             got = self.toks[self.i][1] if kind else "end of line"
-            raise DipautSyntaxError(f"expected {' or '.join(kinds)}, found {got!r} in {self.line!r}")
+            raise self.here(DipautSyntaxError(f"expected {' or '.join(kinds)}, found {got!r} in {self.line!r}"))
         self.i += 1
         return self.toks[self.i - 1][1]
 
+    def here(self, exc: DipautSyntaxError, back: int = 0) -> DipautSyntaxError:
+        """``exc`` located at the current token (``back``: tokens before it), or the end of the line."""
+        j = self.i - back
+        if 0 <= j < len(self.toks):
+            return _at(exc, self.toks[j][2], self.toks[j][3])
+        return _at(exc, len(self.line), len(self.line))
+
+    def pos(self, back: int = 1) -> tuple[int, int]:
+        """(start, end) of the token ``back`` tokens before the current one."""
+        tok = self.toks[self.i - back]
+        return tok[2], tok[3]
+
     def number(self) -> Fraction:
         if self.peek() == "LAP":
-            raise DipautSyntaxError(f"`Lap(...)` as a parameter is not supported in {self.line!r}")
+            raise self.here(DipautSyntaxError(f"`Lap(...)` as a parameter is not supported in {self.line!r}"))
         n = self.take("NUMBER")
         if self.peek() == "SLASH":
             self.take("SLASH")
             m = self.take("NUMBER")
             if int(m) == 0:
-                raise DipautSyntaxError(f"division by zero in {self.line!r}")
+                raise self.here(DipautSyntaxError(f"division by zero in {self.line!r}"), 1)
             return Fraction(int(n), int(m))
         return Fraction(int(n))
 
     def state_number(self) -> int:
         name = self.take("SID")
         if not re.fullmatch(r"q[0-9]+", name) or int(name[1:]) < 1:
-            raise DipautSyntaxError(f"state names are q1, q2, ... (DiPAut reads the number): {name!r}")
+            raise self.here(DipautSyntaxError(f"state names are q1, q2, ... (DiPAut reads the number): {name!r}"), 1)
         return int(name[1:])
 
     def statement_line(self) -> StateLine:
         self.take("LPAREN")
         number = self.state_number()
+        name_start, name_end = self.pos()
         non_input = False
         if self.peek() == "COLON":
             self.take("COLON")
@@ -187,23 +220,29 @@ class _Parser:
         else:
             branches.append(self.bstatement([]))
         if self.peek() is not None:
-            raise DipautSyntaxError(f"unexpected {self.toks[self.i][1]!r} in {self.line!r}")
+            raise self.here(DipautSyntaxError(f"unexpected {self.toks[self.i][1]!r} in {self.line!r}"))
         has_prime = d_prime is not None
         for b in branches:
             if b.output == "insampleprime" and not has_prime:
-                raise DipautSyntaxError(f"q{number} outputs insampleprime but has no d', mu' "
-                                        "(DiPAut: \"Unable to find d' and mean'\")")
-        return StateLine(number, non_input, d, mu, d_prime, mu_prime, branches, guarded)
+                raise _at(DipautSyntaxError(f"q{number} outputs insampleprime but has no d', mu' "
+                                            "(DiPAut: \"Unable to find d' and mean'\")"),
+                          b.output_start, b.output_end)
+        return StateLine(number, non_input, d, mu, d_prime, mu_prime, branches, guarded,
+                         name_start=name_start, name_end=name_end, length=len(self.line))
 
     def guarded_branch(self) -> Branch:
         self.take("LPAREN")
+        start = self.pos()[0]
         comparisons = [self.comparison()]
         while self.peek() == "AND":
             self.take("AND")
             comparisons.append(self.comparison())
         self.take("RPAREN")
+        guard_end = self.pos()[1]
         self.take("THEN")
-        return self.bstatement(comparisons)
+        b = self.bstatement(comparisons)
+        b.start, b.guard_end = start, guard_end
+        return b
 
     def comparison(self) -> tuple[str, str]:
         self.take("INSAMPLE")
@@ -212,6 +251,7 @@ class _Parser:
         return op, var
 
     def bstatement(self, comparisons) -> Branch:
+        start = self.toks[self.i][2] if self.i < len(self.toks) else len(self.line)
         assigns: list[str] = []
         if self.peek() == "VARIABLE":
             while True:
@@ -223,11 +263,13 @@ class _Parser:
                 self.take("COMMA")
             self.take("SEMICOLON")
         self.take("OUTPUT")
+        output_start = self.pos()[0]
         out = self.take("OID", "INSAMPLE", "INSAMPLEPRIME")
+        output_end = self.pos()[1]
         self.take("SEMICOLON")
         self.take("GOTO")
         target = self.state_number()
-        return Branch(comparisons, assigns, out, target)
+        return Branch(comparisons, assigns, out, target, start, self.pos()[1], 0, output_start, output_end)
 
 
 def parse(text: str) -> Program:
@@ -237,19 +279,25 @@ def parse(text: str) -> Program:
     if lines and lines[-1] == "":
         lines.pop()                       # the final newline
     assigned_so_far: set[str] = set()
-    for line in lines:
-        toks = _tokens(line)
-        if not toks:
-            raise DipautSyntaxError("blank line (DiPAut fails on it)")
-        s = _Parser(toks, line).statement_line()
+    for k, line in enumerate(lines):
+        try:
+            toks = _tokens(line)
+            if not toks:
+                raise _at(DipautSyntaxError("blank line (DiPAut fails on it)"), 0, 0)
+            s = _Parser(toks, line).statement_line()
+        except DipautSyntaxError as exc:
+            exc.line = k + 1
+            raise
+        s.line = k
         if s.number in prog.states:
-            raise DipautSyntaxError(f"duplicate state q{s.number}")
+            raise _located(DipautSyntaxError(f"duplicate state q{s.number}"), s, s.name_start, s.name_end)
         # DiPAut parses line by line and knows a variable once a line assigned it
         for b in s.branches:                # in text order: a branch's comparison is read
             for _, var in b.comparisons:        # before its own assignment
                 if var not in assigned_so_far:
-                    raise DipautSyntaxError(f"q{s.number} compares with {var!r} before a line "
-                                            "assigns it (DiPAut: Undefined variable)")
+                    raise _located(DipautSyntaxError(f"q{s.number} compares with {var!r} before a line "
+                                                     "assigns it (DiPAut: Undefined variable)"),
+                                   s, b.start, b.guard_end or b.end)
             assigned_so_far.update(b.assigns)
         prog.states[s.number] = s
     if 1 not in prog.states:
@@ -260,6 +308,11 @@ def parse(text: str) -> Program:
         raise DipautSyntaxError(f"states must be numbered q1..qK without gaps (DiPAut maps qN to "
                                 f"vertex N-1); missing: {', '.join(f'q{n}' for n in missing)}")
     return prog
+
+
+def _located(exc: DipautSyntaxError, s: StateLine, col: int, end: int) -> DipautSyntaxError:
+    exc.line = s.line + 1
+    return _at(exc, col, end)
 
 
 # ---------------------------------------------------------------- to the multi-variable IR
@@ -315,12 +368,23 @@ def first_match_pieces(guards: list[tuple[Literal, ...]]) -> list[list[tuple[Lit
     return out
 
 
-def to_multi(text: "str | Program", name: str = "dipaut") -> MultiDiPA:
+def to_multi(text: "str | Program", name: str = "dipaut", source=None) -> MultiDiPA:
     """The automaton a `.dipa` file describes, in the multi-variable IR.
-    Raises :class:`DipautSyntaxError` for text DiPAut cannot read."""
+    Raises :class:`DipautSyntaxError` for text DiPAut cannot read.  With
+    ``source`` (the file's :class:`~dslc.source.SourceFile`, whose text was read),
+    states and transitions keep the spans of their lines and branches."""
     prog = parse(text) if isinstance(text, str) else text
     n = len(prog.numbers)
-    m = MultiDiPA(name, initial=0)
+    m = MultiDiPA(name, initial=0, kind="dipaut")
+    starts = None
+    if source is not None:
+        starts = [0]
+        for line in source.text.split("\n"):
+            starts.append(starts[-1] + len(line) + 1)
+
+    def span(s: StateLine, a: int, b: int):
+        return None if starts is None else source.span(starts[s.line] + a, starts[s.line] + b)
+
     zero = Fraction(0)
     for k in range(1, n + 1):
         s = prog.states.get(k)
@@ -329,13 +393,19 @@ def to_multi(text: "str | Program", name: str = "dipaut") -> MultiDiPA:
         else:
             m.states.append(MState(f"q{k}", not s.non_input, s.d, s.mu,
                                    s.d_prime if s.d_prime is not None else zero,
-                                   s.mu_prime if s.mu_prime is not None else zero))
+                                   s.mu_prime if s.mu_prime is not None else zero,
+                                   span=span(s, 0, s.length), name_span=span(s, s.name_start, s.name_end)))
+    if starts is not None and m.states:
+        m.span = m.states[0].name_span
     for k in sorted(prog.states):
         s = prog.states[k]
         guards = [tuple(Literal(var, _OP[op]) for op, var in b.comparisons) for b in s.branches]
         for j, (b, pieces) in enumerate(zip(s.branches, first_match_pieces(guards)), 1):
             label = f"q{k} branch {j}" if len(s.branches) > 1 else f"q{k}"
             for piece in pieces:
-                m.transitions.append(MTransition(k - 1, piece, b.target - 1, output_of(b.output),
-                                                 frozenset(b.assigns), label))
+                m.transitions.append(MTransition(
+                    k - 1, piece, b.target - 1, output_of(b.output), frozenset(b.assigns), label,
+                    span=span(s, b.start, b.end),
+                    guard_span=span(s, b.start, b.guard_end) if b.guard_end else None,
+                    output_span=span(s, b.output_start, b.output_end)))
     return m

@@ -13,6 +13,7 @@ from dslc.ir.dipa import (OUT_INSAMPLE, OUT_INSAMPLE_PRIME, DiPA, Guard, OutKind
 from dslc.ir.claims import lower_claims
 from dslc.ir.flat_dipa import FlatDiPA, lookup
 from dslc.ir.linear import NotLinear, constant_resolver, eval_rate, evaluate, not_linear_error
+from dslc.source import Span
 from dslc.syntax import ast
 
 from dslc.native import module as _native      # name resolution in C, or None
@@ -23,6 +24,9 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
         lowered = _lower_flat(block)
         if lowered is not None:
             return lowered
+    from dslc.ir.lower_multi import lower_multi_automaton, uses_several_variables
+    if uses_several_variables(block):     # several variables: dslc/ir/lower_multi.py
+        return lower_multi_automaton(block)
     diags: list[Diagnostic] = []
     dipa = DiPA(block.name, span=block.name_span, kind="automaton")
     index: dict[str, int] = {}
@@ -37,29 +41,9 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
         return None, diags
     for decl in block.states:
         if decl.name in index:
-            first = dipa.states[index[decl.name]]
-            diags.append(error("E102", f"state `{decl.name}` is declared twice", decl.name_span,
-                               "declared again here")
-                         .secondary(first.name_span, "first declared here")
-                         .with_help("rename one of the two states"))
+            diags.append(duplicate_state(decl, dipa.states[index[decl.name]].name_span))
             continue
-        d = mu = d2 = mu2 = _ZERO
-        draw_span = prime_span = None
-        try:
-            draws = decl.draws
-            if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
-                bad = draws[0] if draws[0].prime else draws[1]
-                raise DiagnosticError(error(
-                    "E118", "a state draws `Lap(rate, mean)` and optionally `Lap'(rate, mean)`, in that order",
-                    bad.span, "unexpected draw here")
-                    .with_help("write `state q input Lap(ε/4, 0), Lap'(ε/9, 0) { ... }`"))
-            d, mu = _draw_params(draws[0], resolve)
-            draw_span = draws[0].span
-            if len(draws) > 1:
-                d2, mu2 = _draw_params(draws[1], resolve)
-                prime_span = draws[1].span
-        except DiagnosticError as exc:
-            diags.extend(exc.diagnostics)
+        d, mu, d2, mu2, draw_span, prime_span = state_draws(decl, resolve, diags)
         index[decl.name] = dipa.add_state(State(decl.name, decl.is_input, d, mu, d2, mu2,
                                                 span=decl.span, name_span=decl.name_span,
                                                 draw_span=draw_span, prime_span=prime_span))
@@ -92,6 +76,36 @@ def lower_automaton(block: ast.AutomatonBlock) -> tuple[DiPA | None, list[Diagno
 
 
 _ZERO = Fraction(0)
+
+
+def duplicate_state(decl: ast.StateDecl, first: Span | None) -> Diagnostic:
+    """E102: a second declaration of a state name (``first``: the first one's name)."""
+    return (error("E102", f"state `{decl.name}` is declared twice", decl.name_span, "declared again here")
+            .secondary(first, "first declared here")
+            .with_help("rename one of the two states"))
+
+
+def state_draws(decl: ast.StateDecl, resolve, diags: list[Diagnostic]):
+    """(d, μ, d′, μ′, span of the draw, span of the second draw) of a state
+    declaration; its problems are added to ``diags`` (then the parameters are 0)."""
+    d = mu = d2 = mu2 = _ZERO
+    draw_span = prime_span = None
+    try:
+        draws = decl.draws
+        if draws[0].prime or (len(draws) > 1 and not draws[1].prime):
+            bad = draws[0] if draws[0].prime else draws[1]
+            raise DiagnosticError(error(
+                "E118", "a state draws `Lap(rate, mean)` and optionally `Lap'(rate, mean)`, in that order",
+                bad.span, "unexpected draw here")
+                .with_help("write `state q input Lap(ε/4, 0), Lap'(ε/9, 0) { ... }`"))
+        d, mu = _draw_params(draws[0], resolve)
+        draw_span = draws[0].span
+        if len(draws) > 1:
+            d2, mu2 = _draw_params(draws[1], resolve)
+            prime_span = draws[1].span
+    except DiagnosticError as exc:
+        diags.extend(exc.diagnostics)
+    return d, mu, d2, mu2, draw_span, prime_span
 
 
 def _lower_flat(block) -> tuple[DiPA, list[Diagnostic]] | None:

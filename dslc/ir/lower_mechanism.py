@@ -376,8 +376,9 @@ class Lowerer:
                 else:
                     other = self.compare(ins.node, br)
                     started = other is True
-                    if not started:
-                        work.append((other, ins.target))
+                    if not started:     # the else side: one branch (several: dslc/ir/lower_mechanism_multi.py)
+                        for o in (other if isinstance(other, list) else [other]):
+                            work.append((o, ins.target))
                 if started:                       # the statement begins the next step
                     step.ends.append(self.finish(br, pc, None))
                     break
@@ -396,18 +397,7 @@ class Lowerer:
         if val.kind == "draw":
             end.store, end.store_span = True, br.assigned.get(self.stored)
             return end
-        what = {"read": "the exact input read in this step", "prime": "a second draw of this step",
-                "dead": "a value of an earlier step"}[val.kind]
-        diag = error("E123", f"the stored variable `{self.stored}` is given {what}", where,
-                     f"`{self.stored}` would keep this past the end of the step")
-        diag.note("a DiP automaton stores only the draw that its step compares or outputs "
-                  "(`x := insample`); any other value cannot be represented, so this "
-                  "program cannot be checked")
-        if val.kind == "read":
-            diag.with_help(f"store a noisy value instead: `{self.stored} := Lap(ε, …)` centred on the input")
-        else:
-            diag.with_help(f"store the step's own draw in `{self.stored}`")
-        self.fail(diag)
+        self.fail(stored_not_a_draw(self.stored, val, where))
 
     def assign(self, s: ast.Assign, br: Branch) -> bool:
         """Apply an assignment; True if it starts the next step."""
@@ -659,11 +649,47 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
     diags = probe.collect_params() + probe.collect_variables()
     if diags:
         return None, diags
+    # several stored variables, or a conjunction: dslc/ir/lower_mechanism_multi.py
+    from dslc.ir import lower_mechanism_multi as several
+    if several.has_conjunction(code) or len(several.find_stored_several(block, code)) > 1:
+        return several.lower_several(block, code)
     stored, compared = find_stored(block, code)
+    if len(compared) > 1:
+        return several.lower_several(block, code)
     lw = Lowerer(block, code, stored)
     lw.collect_params()
     lw.collect_variables()
     lw.compared = compared
+    steps, order = walk_steps(lw, diags)
+    claims, claim_diags = lower_claims(block.claims, constant_resolver(lw.params))
+    diags.extend(claim_diags)
+    if diags:
+        return None, _dedupe(diags)
+    dipa, diags = build_dipa(block, code, steps, order)
+    if dipa is not None:
+        dipa.budget, dipa.budget_span = claims.budget, claims.budget_span
+        dipa.sensitivity, dipa.sensitivity_span = claims.sensitivity, claims.sensitivity_span
+    return dipa, diags
+
+
+def stored_not_a_draw(name: str, val: Val, where: Span | None) -> Diagnostic:
+    """E123: the stored variable ``name`` ends a step holding ``val``, which is not the step's draw."""
+    what = {"read": "the exact input read in this step", "prime": "a second draw of this step",
+            "dead": "a value of an earlier step"}[val.kind]
+    diag = error("E123", f"the stored variable `{name}` is given {what}", where,
+                 f"`{name}` would keep this past the end of the step")
+    diag.note("a DiP automaton stores only the draw that its step compares or outputs "
+              f"(`{name} := insample`); any other value cannot be represented, so this "
+              "program cannot be checked")
+    if val.kind == "read":
+        return diag.with_help(f"store a noisy value instead: `{name} := Lap(ε, …)` centred on the input")
+    return diag.with_help(f"store the step's own draw in `{name}`")
+
+
+def walk_steps(lw: Lowerer, diags: list[Diagnostic]) -> tuple[dict[int, Step], list[int]]:
+    """Every step reachable from the program's start, breadth first (the order of the
+    states); the errors of a step are added to ``diags`` and the independent steps
+    keep being lowered, so that every error is reported."""
     steps: dict[int, Step] = {}
     order: list[int] = []
     queue = deque([0])
@@ -673,7 +699,6 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
         try:
             step = lw.walk(pc, not order)
         except DiagnosticError as exc:
-            # independent steps keep being lowered, so that every error is reported
             diags.extend(exc.diagnostics)
             if not order:
                 break
@@ -684,15 +709,7 @@ def lower_mechanism(block: ast.MechanismBlock) -> tuple[DiPA | None, list[Diagno
             if end.target != TERMINAL and end.target not in seen:
                 seen.add(end.target)
                 queue.append(end.target)
-    claims, claim_diags = lower_claims(block.claims, constant_resolver(lw.params))
-    diags.extend(claim_diags)
-    if diags:
-        return None, _dedupe(diags)
-    dipa, diags = build_dipa(block, code, steps, order)
-    if dipa is not None:
-        dipa.budget, dipa.budget_span = claims.budget, claims.budget_span
-        dipa.sensitivity, dipa.sensitivity_span = claims.sensitivity, claims.sensitivity_span
-    return dipa, diags
+    return steps, order
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dslc.ir.dipa import DiPA, Guard, Output, OutKind
+from dslc.source import Span
 
 GE = ">="
 LT = "<"
@@ -48,6 +49,13 @@ class MState:
     mu: Fraction = Fraction(0)
     d_prime: Fraction = Fraction(0)
     mu_prime: Fraction = Fraction(0)
+    # where it was written (None for automata built in code): the declaration or the
+    # step's first statement, its name, its draws; a halt state made by lowering
+    span: Span | None = None
+    name_span: Span | None = None
+    draw_span: Span | None = None
+    prime_span: Span | None = None
+    terminal: bool = False
 
 
 @dataclass
@@ -58,6 +66,11 @@ class MTransition:
     output: Output
     assigns: frozenset[str] = frozenset()
     label: str = ""                     # where it came from (e.g. "q3 branch 2")
+    # source spans (None for automata built in code), as dslc.ir.dipa.Transition's
+    span: Span | None = None
+    guard_span: Span | None = None
+    output_span: Span | None = None
+    store_span: Span | None = None
 
     def compares(self) -> set[str]:
         return {lit.var for lit in self.guard}
@@ -69,6 +82,11 @@ class MultiDiPA:
     states: list[MState] = field(default_factory=list)
     transitions: list[MTransition] = field(default_factory=list)
     initial: int = 0
+    # as dslc.ir.dipa.DiPA: the block's name span, "automaton" | "mechanism" | "dipaut",
+    # the `loop` keyword of a mechanism's state
+    span: Span | None = None
+    kind: str = "automaton"
+    loop_spans: dict[int, Span] = field(default_factory=dict)
 
     @property
     def variables(self) -> list[str]:
@@ -142,7 +160,9 @@ def problems(m: MultiDiPA) -> list[str]:
                                f"{m.describe(edges[b])} are not exclusive")
     for q, edges in enumerate(m.out_edges()):
         s = m.states[q]
-        if edges and s.d <= 0:
+        uses = any(m.transitions[i].guard or m.transitions[i].assigns
+                   or m.transitions[i].output.kind is OutKind.INSAMPLE for i in edges)
+        if uses and s.d <= 0:     # a draw that is compared, stored or output
             out.append(f"{s.name}: a draw needs a positive d (Lap(μ, 1/(dε)))")
         if any(m.transitions[i].output.kind is OutKind.INSAMPLE_PRIME for i in edges) and s.d_prime <= 0:
             out.append(f"{s.name}: insample′ needs a positive d′")

@@ -37,6 +37,8 @@ _PRIORITY = {"block": 0, "extra": 1, "draw": 2, "state": 3, "transition": 4}
 
 
 def _dipa(block: BlockResult) -> DiPA | None:
+    """The one-variable DiPA of a block (several variables: the backend's
+    ``features["symbols"|"hover"]`` instead, dslc/dipa/multi_backend.py)."""
     # a mechanism with discrete noise has a bounded program, not a DiPA (docs/discrete.md)
     return block.ir if block.kind in ("automaton", "mechanism") and isinstance(block.ir, DiPA) else None
 

@@ -100,6 +100,8 @@ class TransitionDecl(Node):
     target_span: Span
     output: OutputDecl | None
     store_span: Span | None
+    # `store l, r`: the variables named, with their spans (empty: plain `store`, which is `store x`)
+    store_vars: list[tuple[str, Span]] = field(default_factory=list)
 
     @property
     def store(self) -> bool:
@@ -138,6 +140,7 @@ class AutomatonBlock(Block):
     states: list[StateDecl] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     kind = "automaton"
+    variables_decl = None         # a VariablesDecl (several variables), set by the parser
 
 
 # ------------------------------------------------------------- mechanism
@@ -293,3 +296,26 @@ class CondTruth(Node):
 class DomainClaim(Claim):
     """`input in [lo, hi]` (``value`` is lo)."""
     high: Expr | None = None
+
+
+# ------------------------------------------------------------- several stored variables
+@dataclass
+class ConjGuardDecl(Node):
+    """`insample >= l and insample < r` (or `&&`): a conjunction of comparisons
+    (docs/language.md, "Several variables")."""
+    literals: list[GuardDecl]
+    kind = "and"
+    variable = None
+    variable_span = None
+
+
+@dataclass
+class CondAnd(Node):
+    """`if c1 && c2 { ... }` in a mechanism: a conjunction of comparisons."""
+    parts: list[Cond]
+
+
+@dataclass
+class VariablesDecl(Node):
+    """`variables l, r` after an automaton's name: its stored variables, declared."""
+    names: list[tuple[str, Span]]

@@ -51,7 +51,7 @@ TOKEN_WORDS = {
     "GE": "`>=`", "LE": "`<=`", "LT": "`<`", "GT": "`>`", "PLUS": "`+`", "MINUS": "`-`",
     "STAR": "`*`", "SLASH": "`/`", "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`",
     "RPAR": "`)`", "COMMA": "`,`", "SEMICOLON": "`;`", "EQUAL": "`=`", "COLON": "`:`",
-    "$END": "the end of the block",
+    "$END": "the end of the block", "AND_KW": "`and`", "AND_AMP": "`&&`", "VARIABLES": "`variables`", "STORE_NAME": "a variable",
     "LSQB": "`[`", "RSQB": "`]`", "CHAIN_STATIONARY": "`stationary`", "CHAIN_SUM": "`sum`",
     "CHAIN_HISTOGRAM": "`histogram`", "CHAIN_COUNT": "`count(S)`", "CHAIN_LIPSCHITZ": "`lipschitz(L)`",
 }
@@ -227,8 +227,12 @@ class _Builder:
     def automaton_block(self, children):
         name = children[1]
         states = self._nodes(children, ast.StateDecl)
-        return ast.AutomatonBlock(self._span(children), str(name), self._tok(name), states=states,
-                                  claims=self._nodes(children, ast.Claim))
+        block = ast.AutomatonBlock(self._span(children), str(name), self._tok(name), states=states,
+                                   claims=self._nodes(children, ast.Claim))
+        declared = self._nodes(children, ast.VariablesDecl)
+        if declared:
+            block.variables_decl = declared[0]
+        return block
 
     def claim_budget(self, children):
         return ast.Claim(self._span(children), "budget", children[1], self._tok(children[0]))
@@ -250,6 +254,7 @@ class _Builder:
         guard, _arrow, target, *rest = children
         output = None
         store = None
+        store_vars = []
         for c in rest:
             if isinstance(c, ast.OutputDecl):
                 output = c
@@ -257,7 +262,13 @@ class _Builder:
                 output = ast.OutputDecl(c.span, "symbol", c.name)
             elif isinstance(c, Token) and c.type == "STORE":
                 store = self._tok(c)
-        return ast.TransitionDecl(self._span(children), guard, str(target), self._tok(target), output, store)
+            elif isinstance(c, StoreVars):
+                store_vars = list(c)
+                store = Span(store.file, store.start, store_vars[-1][1].end)
+        decl = ast.TransitionDecl(self._span(children), guard, str(target), self._tok(target), output, store)
+        if store_vars:
+            decl.store_vars = store_vars
+        return decl
 
     def guard_true(self, children):
         return ast.GuardDecl(self._span(children), "true")
@@ -285,6 +296,10 @@ class _Builder:
     # ---- mechanism
     def mechanism_block(self, children):
         name = children[1]
+        for decl in self._nodes(children, ast.VariablesDecl):
+            raise DiagnosticError(error("E133", "`variables` is declared in `automaton` blocks; a mechanism's "
+                                                "variables are the names it assigns", decl.span, "not here")
+                                  .with_help("remove the declaration"))
         params = next((c for c in children if isinstance(c, list)), [])
         body = children[-1]
         return ast.MechanismBlock(self._span(children), str(name), self._tok(name),
@@ -323,6 +338,28 @@ class _Builder:
 
     def output_stmt(self, children):
         return ast.Output(self._span(children), children[1])
+
+    # ---- several stored variables (docs/language.md, "Several variables")
+    def store_vars(self, children):
+        return StoreVars((str(c), self._tok(c)) for c in children if c.type == "STORE_NAME")
+
+    def guard_conj(self, children):
+        literals, i = [], 0
+        while i < len(children):
+            if isinstance(children[i], Token) and children[i].type == "INSAMPLE":
+                ins, op, var = children[i:i + 3]
+                literals.append(ast.GuardDecl(self._span([ins, var]), _norm_op(op), str(var), self._tok(var)))
+                i += 3
+            else:
+                i += 1
+        return ast.ConjGuardDecl(self._span(children), literals)
+
+    def claim_variables(self, children):
+        return ast.VariablesDecl(self._span(children), [(str(c), self._tok(c)) for c in children[1:]
+                                                        if c.type == "NAME"])
+
+    def cond_conj(self, children):
+        return ast.CondAnd(self._span(children), self._nodes(children, ast.Cond))
 
     def halt_stmt(self, children):
         return ast.Halt(self._span(children))
@@ -395,6 +432,10 @@ class _Builder:
     def claim_horizon(self, children):
         return ast.Claim(self._span(children), "horizon", children[1], self._tok(children[0]))
 
+
+
+class StoreVars(list):
+    """The names after `store` (a list of (name, span)), until the transition is built."""
 
 
 def _norm_op(tok: Token) -> str:

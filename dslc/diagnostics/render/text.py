@@ -264,7 +264,8 @@ def render_results(files: list[FileResult], explain: bool = False, styled: bool 
                 why = Diagnostic("", f"why d ≤ {upper}: the critical transitions "
                                      f"of `{block.name}` and their costs", severity=Severity.NOTE,
                                  labels=list(block.cost_labels))
-                why.note("wt(A) is the largest total cost of critical transitions (transitions on no "
+                why.note(block.features.get("cost_note") or   # a backend's own wording (several variables)
+                         "wt(A) is the largest total cost of critical transitions (transitions on no "
                          "cycle) along a path; Lemma 3 of the DiPA paper makes the block dε-private for every ε"
                          " with d = wt(A)" + (f" times the declared sensitivity {block.bounds['sensitivity']}"
                                               if "sensitivity" in block.bounds else "")
