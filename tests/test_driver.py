@@ -44,6 +44,8 @@ def test_every_block_result_carries_its_phase_products():
     from pathlib import Path
 
     from dslc.ir.dipa import DiPA
+    from dslc.ir.lower_mechanism_bounded import DiscreteProgram
+    from dslc.ir.multi_dipa import MultiDiPA
     from dslc.pipeline import check_path
 
     examples = Path(__file__).resolve().parent.parent / "examples"
@@ -54,6 +56,8 @@ def test_every_block_result_carries_its_phase_products():
                 continue
             seen.add(b.kind)
             assert b.syntax is not None and b.ir is not None and b.analysis is not None, (path, b.name)
-            if b.kind in ("automaton", "mechanism"):
-                assert isinstance(b.ir, DiPA) and b.analysis.weight is not None or b.analysis.violations
+            if b.kind in ("automaton", "mechanism") and isinstance(b.ir, DiPA):
+                assert b.analysis.weight is not None or b.analysis.violations
+            elif b.kind in ("automaton", "mechanism"):     # several variables or discrete noise
+                assert isinstance(b.ir, (MultiDiPA, DiscreteProgram)), (path, b.name, type(b.ir))
     assert {"automaton", "mechanism", "chain"} <= seen

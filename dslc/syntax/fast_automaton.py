@@ -100,7 +100,7 @@ _ARG = r"([^(),]*?)"
 # lexer reads these as the keywords that start an expression (and Lark
 # rejects `insample >= eps`).  tests/test_fast_parser.py derives the words
 # Lark rejects in every name position and checks that this reader declines them.
-GUARD_RESERVED = ("eps", "Lap", "read", "top", "bot")
+GUARD_RESERVED = ("eps", "Lap", "read", "top", "bot", "DLap", "flip", "clamp")
 _GUARD_NAME = rf"(?!(?:{'|'.join(GUARD_RESERVED)}){_W}){_N}"
 
 
