@@ -187,7 +187,10 @@ def test_every_printed_witness_replays_above_two_epsilon(capsys, path):
     code, doc = run_json(capsys, "check", path, "--witness", "--format", "json")
     assert code == 1
     seen = 0
-    for block in doc["files"][0]["blocks"]:
+    single = [b for b in doc["files"][0]["blocks"] if "variables" not in b.get("details", {})]
+    if not any(b["verdict"] == "not-private" for b in single):
+        pytest.skip("several stored variables: witnesses are not printed for them yet (docs/multivariable.md)")
+    for block in single:
         for d in block["diagnostics"]:
             w = d["data"].get("witness", {})
             if "commands" not in w:
