@@ -65,7 +65,6 @@ def test_planted_cache_files_change_nothing(tmp_path, example, code):
     marker = tmp_path / "planted-code-ran"
     _plant_everywhere(cache, marker)
     _plant_everywhere(home / ".cache", marker)
-    before = _files(tmp_path)
     env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(cache), TMPDIR=str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     before = _files(tmp_path)

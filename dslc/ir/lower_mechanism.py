@@ -264,6 +264,24 @@ class Lowerer:
                           "draw after the step's comparison) begins a new one")
                 .with_help("draw afresh in this step, or store the value with `x := ...` and compare with it"))
 
+    def side_values(self, sides, br, strict: bool) -> list[Val | None]:
+        """The values of a comparison's two sides (None: a fresh draw, evaluated
+        by the caller); ``strict``: an undefined variable is an error here."""
+        vals: list[Val | None] = []
+        for side in sides:
+            if isinstance(side, ast.Draw):
+                vals.append(None)
+            elif isinstance(side, ast.Name) and side.name in br.env:
+                val = br.env[side.name]
+                if val.kind == "undef" and strict:
+                    self.fail(self.undef_error(side, "in a comparison"))
+                vals.append(val)
+            elif isinstance(side, ast.Name) and side.name not in self.params:
+                self.fail(self.unknown_name(side))
+            else:
+                vals.append(Val("const" if self.constant(side) else "expr"))
+        return vals
+
     def undef_error(self, node: ast.Name, where: str) -> Diagnostic:
         return (error("E119", f"`{node.name}` has no value here", node.span, f"used {where} before it is assigned")
                 .with_help("assign it first (`x := Lap(ε, 0)`), or use a parameter"))
@@ -509,20 +527,7 @@ class Lowerer:
             self.fail(error("E111", "a condition must compare a fresh draw with the stored variable",
                             cond.span, "two fresh draws")
                       .with_help("compare a draw with the threshold, e.g. `if Lap(ε/4, q) >= x`"))
-        # the values of the two sides (None: a fresh draw, evaluated below)
-        vals: list[Val | None] = []
-        for side in sides:
-            if isinstance(side, ast.Draw):
-                vals.append(None)
-            elif isinstance(side, ast.Name) and side.name in br.env:
-                val = br.env[side.name]
-                if val.kind == "undef":
-                    self.fail(self.undef_error(side, "in a comparison"))
-                vals.append(val)
-            elif isinstance(side, ast.Name) and side.name not in self.params:
-                self.fail(self.unknown_name(side))
-            else:
-                vals.append(Val("const" if self.constant(side) else "expr"))
+        vals = self.side_values(sides, br, strict=True)
         draw_side = next((i for i in range(2) if fresh[i] or (vals[i] is not None and vals[i].kind == "draw")),
                          None)
         if draw_side is None:

@@ -107,19 +107,7 @@ class MultiLowerer(Lowerer):
     def literal(self, c: ast.Cond, br) -> Literal | None:
         """The literal of one comparison of the step's draw with a stored variable."""
         sides = (c.left, c.right)
-        vals: list[Val | None] = []
-        for side in sides:
-            if isinstance(side, ast.Draw):
-                vals.append(None)
-            elif isinstance(side, ast.Name) and side.name in br.env:
-                val = br.env[side.name]
-                if val.kind == "undef" and not self.lenient:
-                    self.fail(self.undef_error(side, "in a comparison"))
-                vals.append(val)
-            elif isinstance(side, ast.Name) and side.name not in self.params:
-                self.fail(self.unknown_name(side))
-            else:
-                vals.append(Val("const" if self.constant(side) else "expr"))
+        vals = self.side_values(sides, br, strict=not self.lenient)
         draw_side = next((i for i in range(2) if vals[i] is None or vals[i].kind == "draw"), None)
         if self.lenient:
             if draw_side is None:
