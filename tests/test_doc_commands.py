@@ -20,7 +20,6 @@ BIN = str(Path(sys.executable).parent)
 def _env() -> dict[str, str]:
     env = dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""), NO_COLOR="1", COLUMNS="100")
     env.pop("FORCE_COLOR", None)
-    env.pop("PYTHONPATH", None) if "dslc" in os.environ.get("PYTHONPATH", "") else None
     return env
 
 

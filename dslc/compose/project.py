@@ -57,7 +57,7 @@ def project_budget(path: str) -> ProjectBudget | None:
     """The budget of the project holding ``path`` (None without one): the
     `budget` key of the configuration that `dslc check` finds for it
     (`[tool.dslc]` in pyproject.toml or a dslc.toml, docs/cli.md)."""
-    from dslc.config import ConfigError, find_config, load_config
+    from dslc.config import find_config     # where the configuration is: as `dslc check` finds it
     found = find_config(os.path.dirname(os.path.abspath(path or ".")))
     if found is None:
         return None
@@ -70,9 +70,23 @@ def project_budget(path: str) -> ProjectBudget | None:
 
 @lru_cache(maxsize=64)
 def _budget_of(config_path: str, _mtime: int, _size: int) -> ProjectBudget | None:
-    from dslc.config import ConfigError, load_config
+    """The `budget` key of one configuration file, read with tomllib (the
+    rest of the file is the command line's, dslc/config.py, which validates
+    this key with :func:`parse_budget` too)."""
+    import tomllib
     try:
-        budget = load_config(config_path).get("budget")
-    except ConfigError as exc:
-        raise BudgetConfigError(exc.diagnostic.message) from None
-    return ProjectBudget(budget, config_path) if budget is not None else None
+        with open(config_path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise BudgetConfigError(f"cannot read {config_path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BudgetConfigError(f"{config_path} is not valid TOML: {exc}") from None
+    pyproject = os.path.basename(config_path) == "pyproject.toml"
+    table = data.get("tool", {}).get("dslc", {}) if pyproject else data
+    if not isinstance(table, dict) or "budget" not in table:
+        return None
+    where = "[tool.dslc]" if pyproject else os.path.basename(config_path)
+    try:
+        return ProjectBudget(parse_budget(table["budget"]), config_path)
+    except BudgetConfigError as exc:
+        raise BudgetConfigError(f"`budget` in {where}: {exc}") from None
