@@ -1,7 +1,9 @@
 """`dslc prob FILE --epsilon E --inputs 0,1 --outputs bot,bot,top`
 
 The probability Pr[ε, ρ] of one path of a DiPA block (Section III-C of the
-DiPA paper), with an error bound; see docs/witnesses.md.
+DiPA paper), with an error bound; see docs/witnesses.md.  For a block with
+several stored variables, the probability of the output sequence: the sum
+over the paths that print it (dslc/dipa/multievent.py).
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from __future__ import annotations
 import json
 import sys
 
-from dslc.commands.common import (UsageError, add_timeout, allow_negative_values, fail, load_dipa,
+from dslc.commands.common import (UsageError, add_timeout, allow_negative_values, fail, load_dipa_block,
                                   parse_epsilon, time_budget)
 from dslc.dipa.paths import PathTextError, build_path, parse_inputs, parse_outputs
+from dslc.ir.dipa import DiPA
 
 PROB_BUDGET = 20_000_000     # terms carried per run (a minute or two)
 
@@ -36,6 +39,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from dslc.dipa.multievent import event_probability
     from dslc.dipa.prob import PathError, TooExpensive, fmt_probability, path_probability
 
     try:
@@ -52,10 +56,13 @@ def run(args) -> int:
         if not outputs:
             raise UsageError("no outputs given", "e.g. --outputs bot,bot,top")
         with time_budget(args.timeout, "the probability"):
-            dipa = load_dipa(args.file, args.block)
-            steps = build_path(dipa, inputs, outputs)
+            dipa = load_dipa_block(args.file, args.block, several_ok=True).ir
+            paths = 1
             try:
-                result = path_probability(dipa, steps, eps, budget=PROB_BUDGET)
+                if isinstance(dipa, DiPA):
+                    result = path_probability(dipa, build_path(dipa, inputs, outputs), eps, budget=PROB_BUDGET)
+                else:           # several variables: the event of every path with these outputs
+                    result, paths = event_probability(dipa, inputs, outputs, eps, budget=PROB_BUDGET)
             except PathError as exc:
                 raise UsageError(str(exc)) from None
             except TooExpensive:
@@ -64,7 +71,10 @@ def run(args) -> int:
     except PathTextError as exc:
         return fail(exc)
     if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_json()) + "\n")
+        out = result.to_json()
+        if not isinstance(dipa, DiPA):
+            out["paths"] = paths
+        sys.stdout.write(json.dumps(out) + "\n")
     else:
         log_p = f"{float(result.log_probability):.17g}" if result.log_probability is not None else "-inf"
         print(f"Pr[ε = {args.epsilon.strip()}, ρ] = {fmt_probability(result.probability)}")
@@ -73,4 +83,7 @@ def run(args) -> int:
         err_text = f"{float(err):.3g}" if (err == 0 or float(err) != 0) else f"{err:.3g}"
         print(f"error ≤ {err_text}   (closed-form integration; bound on rounding and "
               f"truncation, {result.digits}-digit arithmetic)")
+        if paths > 1:
+            print(f"the sum over the {paths} paths of the automaton with these outputs "
+                  "(several variables: one branch may be split into pieces with the same output)")
     return 0

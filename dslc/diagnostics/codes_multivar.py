@@ -32,8 +32,8 @@ An automaton with several variables stores only the step's draw
 symbol, the draw or a second draw.  Some programs cannot be written that way
 and are refused rather than approximated: copying one stored variable into
 another (`l := r`), comparing two stored variables with each other, a
-comparison that mixes several draws, or a `budget`/`sensitivity`
-declaration on a block with several variables (not supported yet).
+comparison that mixes several draws, or a `sensitivity` declaration on a
+block with several variables (not supported yet; a `budget` is).
 """)
 register("E134", "dipaut-syntax", "A `.dipa` file that DiPAut's language cannot read.", """
 `dslc check FILE.dipa` and `dslc import FILE.dipa` read the language of

@@ -1,42 +1,64 @@
 """The analysis and report of DiPA blocks with several stored variables
 (:class:`dslc.ir.multi_dipa.MultiDiPA`; docs/multivariable.md).
 
-``analyse`` runs :func:`dslc.dipa.multivar.check_multi`; ``report`` turns
-its answer into the block's verdict, with the same labels as one-variable
-blocks: DP001–DP004 on the transitions of the cycles and paths, `--explain`
-costs of the transitions that make up d, and "unknown" as DP010 with the
-reason.  Evidence (witnesses, the lower bound d_lower) is not computed for
-several variables yet: ``Analysis.lower`` is the hook for it, and the JSON
-says ``"d_lower": null`` with ``"d_lower_reason"``.
+``analyse`` runs :func:`dslc.dipa.multivar.check_multi`, then the evidence of
+:mod:`dslc.dipa.multi_evidence`: the lower bound d_lower of a private block
+(and its budget, `budget Dε` or `--max-d`), and with ``--witness`` a witness
+per violation.  ``report`` turns the answer into the block's verdict, with
+the same labels as one-variable blocks: DP001–DP004 on the transitions of the
+cycles and paths, DP005/DP006 for budgets, `--explain` costs of the
+transitions that make up d, and "unknown" as DP010 with the reason.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from dslc.diagnostics.model import Diagnostic, Label
-from dslc.dipa.multivar import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, NOT_PRIVATE, PRIVATE,
+from fractions import Fraction
+
+from dslc.diagnostics.model import Diagnostic, Label, Verbatim
+from dslc.dipa import multi_evidence
+from dslc.dipa.multi_evidence import MultiBound, ShownWitness
+from dslc.dipa.multievent import EventLoss, inputs_of
+from dslc.dipa.prob import fmt_probability
+from dslc.dipa.multivar import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, NOT_PRIVATE, PRIVATE, UNKNOWN,
                                 MultiResult, check_multi)
 from dslc.ir.dipa import OutKind
 from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA
 from dslc.numbers import fmt_fraction, fmt_rate
 from dslc.results import BlockResult, Verdict
 
-NO_LOWER_BOUND = "not searched: several variables"
 MAX_LABELS = 6
 
 
 @dataclass
 class MultiAnalysis:
     check: MultiResult
-    # evidence for several variables (dslc/dipa/multiprob.py, when it lands):
-    # a lower bound d_lower ≤ d* ≤ d for "private", witnesses for "not private"
-    lower: object = None
-    witnesses: list = field(default_factory=list)
+    lower: MultiBound | None = None                     # d_lower ≤ d* ≤ d of a private block
+    witnesses: list[ShownWitness] = field(default_factory=list)   # per violation, with --witness
+    budget: object = None                               # dslc.dipa.budget.Budget
+    budget_status: str | None = None
 
 
 def analyse(m: MultiDiPA, options) -> MultiAnalysis:
-    return MultiAnalysis(check_multi(m))
+    from dslc.dipa import budget as budgets
+    from dslc.dipa import lower_bound as one_variable
+    analysis = MultiAnalysis(check_multi(m))
+    r = analysis.check
+    if r.verdict == PRIVATE:
+        work = one_variable.work_option(getattr(options, "lower_bound_work", None),
+                                        getattr(options, "lower_bound_time", None))
+        analysis.lower = multi_evidence.lower_bound(m, r, work)
+        if analysis.lower.problem:      # a verified loss above the proven d: no verdict
+            analysis.check = replace(r, verdict=UNKNOWN, d=None, reason="the checker's d and a verified witness "
+                                     f"disagree ({analysis.lower.problem}); please report it")
+            return analysis
+        analysis.budget = budgets.effective_budget(m, getattr(options, "max_d", None))
+        if analysis.budget is not None:
+            analysis.budget_status, analysis.lower = budgets.settle(r.d, analysis.lower, analysis.budget)
+    elif r.verdict == NOT_PRIVATE and options.witness:
+        analysis.witnesses = multi_evidence.witnesses(m, r)
+    return analysis
 
 
 def _span(m: MultiDiPA, i: int, part: str = "main"):
@@ -185,16 +207,23 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
     result.details["product_states"] = r.product_states
     result.details["route"] = r.route
     if r.verdict == PRIVATE:
+        from dslc.dipa import budget as budgets
+        state, lb = analysis.budget_status, analysis.lower
         result.verdict = Verdict.PRIVATE
         result.d = r.d
         if r.d == 0:
             result.summary = ("differentially private for every ε > 0 with d = 0 "
                               f"(several variables: {r.reason})")
         else:
-            result.summary = (f"{fmt_rate(r.d)}-differentially private for every ε > 0 with d = "
-                              f"{fmt_fraction(r.d)} (several variables; lower bound not searched)")
-        result.bounds = {"d_upper": fmt_fraction(r.d), "d_lower": None, "d_lower_reason": NO_LOWER_BOUND,
-                         "d_lower_witness": None, "tight": r.d == 0}
+            result.summary = budgets.summary_line(r.d, lb, analysis.budget, state) + " (several variables)"
+        result.bounds = bounds_json(m, r.d, lb, analysis.budget, state, path, result.name)
+        if state in (budgets.EXCEEDED, budgets.NOT_PROVEN):
+            result.verdict = Verdict.NOT_PRIVATE
+            result.d = None
+            result.diagnostics.append(budget_diagnostic(m, r, lb, analysis.budget, state, path, result.name))
+        elif options.explain and lb is not None and lb.event is not None:
+            result.features["lower_bound_notes"] = event_notes(m, lb.event, path, result.name,
+                                                               f"lower bound d ≥ {lb.text}")
         result.details["weight"] = fmt_fraction(r.d)
         result.details["strategy"] = r.strategy or None
         if options.explain:
@@ -220,8 +249,11 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
         result.summary = "not differentially private for any d: " + ", ".join(sorted(r.kinds))
         result.details["necessity"] = r.necessity
         result.details["weight"] = None
-        for v in r.violations:
-            result.diagnostics.append(violation_diagnostic(m, v))
+        for k, v in enumerate(r.violations):
+            diag = violation_diagnostic(m, v)
+            if k < len(analysis.witnesses):
+                attach_witness(diag, m, analysis.witnesses[k], path, result.name)
+            result.diagnostics.append(diag)
     else:
         result.verdict = Verdict.UNKNOWN
         result.summary = ("unknown: no generalised condition holds, and the shift coupling fails on a path"
@@ -229,6 +261,140 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
         result.details["reason"] = r.reason
         result.details["weight"] = None
         result.diagnostics.append(unknown_diagnostic(m, r))
+
+
+# --------------------------------------------------------------------------- evidence as text and JSON
+
+def _short(items: list[str], limit: int = 12) -> str:
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit - 4]) + ", …, " + ", ".join(items[-3:])
+
+
+def _commands(event: EventLoss, path: str | None, block: str) -> list[str]:
+    from dslc.dipa.witness import prob_command
+    return [prob_command(path, block, event.epsilon, event.alpha, event.outputs),
+            prob_command(path, block, event.epsilon, event.beta, event.outputs)]
+
+
+def event_json(event: EventLoss, path: str | None, block: str) -> dict:
+    return {**event.to_json(), "commands": _commands(event, path, block)}
+
+
+def event_notes(m: MultiDiPA, event: EventLoss, path: str | None, block: str, head: str) -> list:
+    """The notes that show one output event's loss, with the lines that replay it."""
+    eps = fmt_fraction(event.epsilon)
+    summed = (f"; each probability adds up the {event.paths} paths that print these outputs"
+              if event.paths > 1 else "")
+    return [
+        f"{head}: at ε = {eps}, ln(Pr_α/Pr_β) = {float(event.value):.6g} (proven at least "
+        f"{float(event.lower):.6g}) on these adjacent inputs (each pair differs by at most 1){summed}:",
+        f"α = {_short([fmt_fraction(a) for a in inputs_of(event.alpha)])}",
+        f"β = {_short([fmt_fraction(a) for a in inputs_of(event.beta)])}",
+        f"outputs = {_short(event.outputs)}   (_: a step that outputs nothing)",
+        f"Pr_α = {fmt_probability(event.pr_alpha.probability)} (error ≤ {float(event.pr_alpha.error):.3g}), "
+        f"Pr_β = {fmt_probability(event.pr_beta.probability)} (error ≤ {float(event.pr_beta.error):.3g})",
+        *(Verbatim("replay: " + c) for c in _commands(event, path, block)),
+    ]
+
+
+def bounds_json(m: MultiDiPA, upper: Fraction, lb: MultiBound | None, budget, state: str | None,
+                path: str | None, block: str) -> dict:
+    out: dict = {"d_upper": fmt_fraction(upper)}
+    if lb is not None and lb.searched and not lb.problem:
+        out["d_lower"] = lb.text
+        out["d_lower_witness"] = event_json(lb.event, path, block) if lb.event is not None else None
+        out["tight"] = lb.tight(upper)
+    else:
+        out["d_lower"] = None
+        out["d_lower_reason"] = lb.reason if lb is not None else "not searched"
+        out["d_lower_witness"] = None
+        out["tight"] = upper == 0
+    if budget is not None:
+        out["budget"] = {"max_d": fmt_fraction(budget.limit), "source": budget.source, "status": state}
+    return out
+
+
+def budget_diagnostic(m: MultiDiPA, r: MultiResult, lb: MultiBound | None, budget, state: str,
+                      path: str | None, block: str) -> Diagnostic:
+    """DP006 (a witness loses more than the budget) or DP005 (d above it, no witness beats it)."""
+    from dslc.dipa import budget as budgets
+    limit = budget.limit
+    if state == budgets.EXCEEDED:
+        diag = Diagnostic("DP006", f"budget exceeded: adjacent inputs of `{m.name}` lose more than "
+                                   f"{budget.text} (at least {lb.text}·ε at ε = {fmt_fraction(lb.event.epsilon)})")
+    else:
+        diag = Diagnostic("DP005", f"budget not proven: `{m.name}` is proven {fmt_rate(r.d)}-private, "
+                                   f"not {budget.text}-private")
+    if budget.span is not None:
+        diag.labels.append(Label(budget.span, f"the budget: d ≤ {fmt_fraction(limit)}", primary=True))
+    elif m.span is not None:
+        diag.labels.append(Label(m.span, f"--max-d {fmt_fraction(limit)} applies to this block", primary=True))
+    seen: set = set()
+    for c in r.charges[:MAX_LABELS]:
+        if c.cost:
+            _add(diag, seen, m.transitions[c.transition].span, charge_text(m, c))
+    diag.note(f"{budgets.interval_text(r.d, lb)}; the budget needs d ≤ {fmt_fraction(limit)}"
+              + ("" if budget.source == "declaration" else " (from --max-d)"))
+    if state == budgets.EXCEEDED:
+        diag.note(f"the witness below shows a loss above {budget.text}, so no proof of the budget can "
+                  f"exist: the block is not {budget.text}-differentially private")
+        for note in event_notes(m, lb.event, path, block, f"lower bound d ≥ {lb.text}"):
+            diag.note(note)
+        diag.data["witness"] = event_json(lb.event, path, block)
+    else:
+        found = (f"the best lower bound found is d ≥ {lb.text}" if lb is not None and lb.event is not None
+                 else "no lower bound above 0 was found")
+        diag.note(f"d = {fmt_fraction(r.d)} is an upper bound (the shift coupling's cost, docs/multivariable.md) "
+                  f"and may be loose; {found}, and no pair of adjacent inputs was found that loses more "
+                  f"than {budget.text}")
+        diag.note("search longer for such a pair with `--lower-bound-work N`")
+    diag.with_help(budgets.fitting_rates(m, r.d, limit))
+    return diag
+
+
+def _step_name(m: MultiDiPA, e: int) -> str:
+    """The target of transition e, with the line of a mechanism's transition."""
+    t = m.transitions[e]
+    name = m.states[t.target].name
+    if m.kind == "mechanism" and t.span is not None:
+        name += f" (line {t.span.start_line_col[0]})"
+    return name
+
+
+def _segments_text(m: MultiDiPA, segments) -> str:
+    parts = []
+    for _name, trans, repeated in segments:
+        if not trans:
+            continue
+        names = " → ".join(_step_name(m, e) for e in trans)
+        parts.append(f"[→ {names}]^n" if repeated else f"→ {names}")
+    first = next((trans for _n, trans, _r in segments if trans), None)
+    start = m.states[m.transitions[first[0]].source].name if first else "?"
+    return start + " " + " ".join(parts)
+
+
+def attach_witness(diag: Diagnostic, m: MultiDiPA, shown: ShownWitness, path: str | None, block: str) -> None:
+    """The witness's notes and JSON on its violation's diagnostic (presentation only)."""
+    data = diag.data.setdefault("witness", {})
+    w = shown.search
+    if shown.event is None:
+        data.update({"found": False, "reason": shown.reason})
+        diag.note(f"no witness: {shown.reason}")
+        return
+    event = shown.event
+    eps = event.epsilon
+    segments = [{"name": n, "repeated": rep, "transitions": [m.describe(e) for e in trans]}
+                for n, trans, rep in w.shape.segments]
+    rows = [{"l": n, "log_ratio": a, "log_ratio_lower": b} for n, a, b in w.rows]
+    data.update({"found": True, "path": _segments_text(m, w.shape.segments), "segments": segments,
+                 "l": w.length, "table": rows, **event_json(event, path, block),
+                 "exceeds_2_epsilon": True})
+    diag.note(f"witness: the path {_segments_text(m, w.shape.segments)}, each bracketed part taken n times")
+    table = ", ".join(f"n={n}: {a:.3g}" for n, a, _b in w.rows)
+    diag.note(f"ln(Pr_α/Pr_β) of the path at ε = {fmt_fraction(eps)}: {table}")
+    for note in event_notes(m, event, path, block, f"at n = {w.length} the loss exceeds 2ε = {fmt_fraction(2 * eps)}"):
+        diag.note(note)
 
 
 def _editor_features(m: MultiDiPA, result: BlockResult) -> None:

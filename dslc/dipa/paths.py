@@ -141,8 +141,10 @@ def _matches(dipa: DiPA, e: int, want) -> bool:
     return not o.is_real and symbol_matches(o.symbol, want)
 
 
-def build_path(dipa: DiPA, inputs: list[Fraction | None], outputs: list) -> list[Step]:
-    """Steps of the path from the initial state with these outputs and inputs."""
+def build_path(dipa: DiPA, inputs: list[Fraction | None], outputs: list, first_match: bool = False) -> list[Step]:
+    """Steps of the path from the initial state with these outputs and inputs
+    (``first_match``: follow the first transition with the output, where an
+    automaton with several variables has more than one)."""
     edges = dipa.out_edges()
     q = dipa.initial
     explicit_tau = any(a is None for a in inputs)
@@ -151,6 +153,8 @@ def build_path(dipa: DiPA, inputs: list[Fraction | None], outputs: list) -> list
     for k, want in enumerate(outputs):
         state = dipa.states[q]
         taken = [e for e in edges[q] if _matches(dipa, e, want)]
+        if first_match and taken:
+            taken = taken[:1]
         if len(taken) != 1:
             offered = ", ".join(_describe_output(dipa, e) for e in edges[q]) or "nothing (no transition)"
             shown = "(interval)" if isinstance(want, tuple) else (want or "_")
@@ -177,6 +181,62 @@ def build_path(dipa: DiPA, inputs: list[Fraction | None], outputs: list) -> list
         raise PathTextError(_count_message(dipa, outputs, inputs),
                             "give one input per step from an input state")
     return steps
+
+
+MAX_MATCHING_PATHS = 4096     # paths with one output sequence (automata with several variables)
+
+
+def matching_paths(dipa, inputs: list[Fraction | None], outputs: list,
+                   limit: int = MAX_MATCHING_PATHS) -> list[list[Step]]:
+    """Every path from the initial state with these outputs and inputs.
+
+    A DiPA has output distinction, so there is one path at most and this is
+    :func:`build_path`.  An automaton with several variables (a
+    :class:`dslc.ir.multi_dipa.MultiDiPA`) may split one branch into pieces
+    with the same output (``insample < l`` and ``insample >= l && insample >=
+    r``, both `outside`): the output sequence is then the event of all its
+    paths, whose probabilities add up.  PathTextError when no path fits (the
+    message of :func:`build_path` for the first path followed) or when more
+    than ``limit`` do."""
+    if isinstance(dipa, DiPA):
+        return [build_path(dipa, inputs, outputs)]
+    edges = dipa.out_edges()
+    explicit_tau = any(a is None for a in inputs)
+    found: list[list[Step]] = []
+    todo = [(dipa.initial, 0, 0, ())]          # state, step, input position, steps so far (reversed links)
+    while todo:
+        q, k, pos, steps = todo.pop()
+        if k == len(outputs):
+            if pos == len(inputs):
+                path = []
+                while steps:
+                    steps, step = steps
+                    path.append(step)
+                found.append(path[::-1])
+                if len(found) > limit:
+                    raise PathTextError(f"more than {limit} paths of the automaton have these outputs",
+                                        "replay a shorter output sequence")
+            continue
+        want = outputs[k]
+        state = dipa.states[q]
+        if state.is_input:
+            if pos >= len(inputs) or inputs[pos] is None:
+                continue
+            a, nxt = inputs[pos], pos + 1
+        elif explicit_tau:
+            if pos >= len(inputs) or inputs[pos] is not None:
+                continue
+            a, nxt = None, pos + 1
+        else:
+            a, nxt = None, pos
+        for e in reversed(edges[q]):
+            if _matches(dipa, e, want):
+                todo.append((dipa.transitions[e].target, k + 1, nxt,
+                             (steps, Step(e, a, want if isinstance(want, tuple) else None))))
+    if not found:
+        build_path(dipa, inputs, outputs, first_match=True)     # raises with the reason
+        raise PathTextError("no path of the automaton has these outputs and inputs")
+    return found
 
 
 def _describe_output(dipa: DiPA, e: int) -> str:

@@ -32,11 +32,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dslc.diagnostics.model import Diagnostic, error
-from dslc.ir.claims import lower_claims
 from dslc.ir.dipa import Guard
 from dslc.ir.linear import constant_resolver
 from dslc.ir.lower_mechanism import (BranchEnd, Ins, Lowerer, Val, _dedupe, _has_read, build_dipa,
                                      stored_not_a_draw, walk_steps)
+from dslc.ir.lower_multi import set_claims
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA
 from dslc.syntax import ast
 
@@ -201,18 +201,16 @@ def lower_several(block: ast.MechanismBlock, code: list[Ins]) -> tuple[MultiDiPA
     lw = MultiLowerer(block, code, set(compared))
     diags = lw.collect_params() + lw.collect_variables()
     steps, order = walk_steps(lw, diags)
-    _claims, claim_diags = lower_claims(block.claims, constant_resolver(lw.params))
-    diags.extend(claim_diags)
-    for claim in block.claims:
-        diags.append(error("E133", f"`{claim.kind}` is not supported yet on a mechanism with several "
-                                   "stored variables", claim.keyword_span, "declared here")
-                     .with_help(f"remove the `{claim.kind}` declaration; the verdict gives d"))
+    claimed = MultiDiPA(block.name)
+    diags.extend(set_claims(claimed, block.claims, constant_resolver(lw.params)))
     if diags:
         return None, _dedupe(diags)
     dipa, diags = build_dipa(block, code, steps, order)
     if diags:
         return None, diags
-    return _to_multi(dipa), []
+    m = _to_multi(dipa)
+    m.budget, m.budget_span = claimed.budget, claimed.budget_span
+    return m, []
 
 
 def _to_multi(dipa) -> MultiDiPA:

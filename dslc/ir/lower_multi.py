@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dslc.diagnostics.model import Diagnostic, error
 from dslc.ir.dipa import OUT_INSAMPLE, OUT_INSAMPLE_PRIME, SILENT, OutKind, symbol
+from dslc.ir.claims import lower_claims
 from dslc.ir.linear import constant_resolver
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA, exclusive
 from dslc.syntax import ast
@@ -47,14 +48,25 @@ def _literal(g: ast.GuardDecl, diags: list[Diagnostic]) -> Literal | None:
     return Literal(g.variable, GE if g.kind == ">=" else LT)
 
 
+def set_claims(m: MultiDiPA, claims: list[ast.Claim], resolve) -> list[Diagnostic]:
+    """A block's `budget` on ``m``; `sensitivity` is refused (E133) for several variables."""
+    lowered, diags = lower_claims(claims, resolve)
+    m.budget, m.budget_span = lowered.budget, lowered.budget_span
+    for claim in claims:
+        if claim.kind == "sensitivity":
+            diags.append(error("E133", "`sensitivity` is not supported yet on a block with several stored "
+                                       "variables", claim.keyword_span, "declared here")
+                         .with_help("remove the declaration and divide the queries by their sensitivity, "
+                                    "or multiply every rate by it (the verdict's d then holds for "
+                                    "inputs that differ by at most the sensitivity)"))
+    return diags
+
+
 def lower_multi_automaton(block: ast.AutomatonBlock) -> tuple[MultiDiPA | None, list[Diagnostic]]:
     from dslc.ir.lower_automaton import duplicate_state, state_draws   # one reading of a state
     diags: list[Diagnostic] = []
     m = MultiDiPA(block.name, span=block.name_span, kind="automaton")
-    for claim in block.claims:
-        diags.append(error("E133", f"`{claim.kind}` is not supported yet on an automaton with several "
-                                   "variables", claim.keyword_span, "declared here")
-                     .with_help(f"remove the `{claim.kind}` declaration; the verdict gives d"))
+    diags.extend(set_claims(m, block.claims, constant_resolver()))
     if not block.states:
         diags.append(error("E105", f"automaton `{block.name}` has no states", block.name_span,
                            "declare at least an initial state")

@@ -87,6 +87,10 @@ class MultiDiPA:
     span: Span | None = None
     kind: str = "automaton"
     loop_spans: dict[int, Span] = field(default_factory=dict)
+    # `budget Dε` (docs/multivariable.md, "Budgets"); adjacent inputs differ by at most 1
+    budget: Fraction | None = None
+    budget_span: Span | None = None
+    sensitivity: Fraction = Fraction(1)
 
     @property
     def variables(self) -> list[str]:
