@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from dslc.compose import release as rel
+from dslc.compose.inline import Inlined
 from dslc.compose.program import display_path, module_of
 from dslc.diagnostics.model import Diagnostic, Label, error
 from dslc.dipa.lower_bound import fmt_decimal
@@ -98,7 +99,10 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
         "budget": ({"max_d": fmt_fraction(b.limit), "source": b.source, "status": comp.status,
                     "used": fmt_fraction(total / b.limit) if b.limit else None}
                    | ({"file": b.project_file} if b.project_file else {})) if b is not None else None,
+        "inlined": _inlined_json(comp.inlined) if comp.inlined is not None else None,
     }
+    if comp.inlined is not None:
+        result.features["release_notes"] = [_inlined_note(comp.inlined)]
     lower = f", d ≥ {fmt_decimal(comp.d_lower)}" if comp.d_lower is not None else ""
     composed = f"{fmt_rate(total)}-differentially private for every ε > 0 by composition of " \
                f"{len(ir.calls())} call{'s' if len(ir.calls()) != 1 else ''} (d = {fmt_fraction(total)}{lower})"
@@ -152,6 +156,26 @@ def _call_json(c: rel.CallIR, ir: rel.ReleaseIR) -> dict:
         "tight": bool(lb is not None and lb.tight(c.d)),
         "line": c.span.start_line_col[0] if c.span is not None else None,
     }
+
+
+def _inlined_json(x: Inlined) -> dict:
+    def num(q):
+        return fmt_fraction(q) if q is not None else None
+    return {"d": num(x.d), "composed": num(x.composed), "below_composed": x.below_composed, "calls": x.calls,
+            "groups_added": num(x.groups_added), "states": x.states, "variables": x.variables, "reason": x.reason}
+
+
+def _inlined_note(x: Inlined) -> str:
+    """The release's note on its calls run as one automaton (docs/composition.md)."""
+    if x.d is None:
+        return f"not inlined as one automaton: {x.reason}"
+    k, v = len(x.calls), x.variables
+    what = f"inlined as one automaton ({k} calls in order, {x.states} states, {v} stored variable{'s' * (v != 1)})"
+    if x.groups_added is not None:
+        what += f" plus {fmt_fraction(x.groups_added)} for the groups `on disjoint`"
+    compared = (f"below the composed {fmt_fraction(x.composed)}" if x.below_composed
+                else "equal to the composed sum")
+    return f"{what}: d = {fmt_fraction(x.d)}, {compared}"
 
 
 def _cost_labels(ir: rel.ReleaseIR, comp: rel.Composition) -> list[Label]:

@@ -23,9 +23,9 @@ A lower bound of the release is the largest lower bound of a call (the
 release's output contains that call's output).
 
 The IR keeps each call's instantiated automaton (:attr:`CallIR.dipa`) and
-its place in the composition, so an inlined analysis of a release as one
-automaton with one stored variable per call can be added beside the
-composed bound without a change of the IR.
+its place in the composition; :mod:`dslc.compose.inline` runs the calls in
+order as one automaton with one stored variable per call and decides it, and
+its d is reported beside the composed bound.
 """
 
 from __future__ import annotations
@@ -270,6 +270,7 @@ class Composition:
     budget: object = None               # dslc.dipa.budget.Budget
     status: str | None = None           # met | exceeded | not-proven
     overflow: CallIR | None = None      # the call that takes the release over its budget
+    inlined: object = None              # dslc.compose.inline.Inlined: the calls run as one automaton
 
 
 def analyse_release(ir: ReleaseIR, options, project_budget: Fraction | None = None) -> Composition:
@@ -304,6 +305,8 @@ def analyse_release(ir: ReleaseIR, options, project_budget: Fraction | None = No
                 comp.status, comp.overflow = "exceeded", exceeding[0]
             else:
                 comp.status, comp.overflow = "not-proven", overflowing_call(ir, limit)
+    from dslc.compose.inline import inline_release
+    comp.inlined = inline_release(ir, comp)
     return comp
 
 
