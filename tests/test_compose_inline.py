@@ -24,6 +24,7 @@ from dslc.compose.inline import Part, as_part, chain, decide
 from dslc.dipa import multivar
 from dslc.dipa.check import check
 from dslc.ir.dipa import DiPA
+from dslc.pipeline import Options, check_path
 from dslc.results import Verdict
 from tests.dipa_strategies import dipas
 from tests.sizes import examples
@@ -31,35 +32,20 @@ from tests.test_compose import DS, ROOT, check_text, release_text, shares, steps
 
 FAST = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
-# A callee whose heaviest path never halts.  Costs (Lemma 3 of the DiPA paper:
-# a transition on no cycle costs d of a noninput state, 2d of an input state):
-#   q0 -> q1 (store)         1
-#   q1 -> q2 (⊤) or done (⊥) 2
-#   q2 -> q3 (insample)      2       then q3 loops on ⊥ forever: cost 0
-# so d = 1 + 2 + 2 = 5 on the path that never halts, and 1 + 2 = 3 on the one
-# that halts (at `done`).  Composed, two calls cost 5 + 5 = 10.  Inlined, the
-# second call runs only after the first halted: max(5, 3 + 5) = 8 < 10.
-WAITS = """
-automaton release_then_wait {
-    state q0 noinput Lap(ε, 0) { true -> q1 output ⊥ store }
-    state q1 input Lap(ε, 0) {
-        insample >= x -> q2 output ⊤
-        insample < x  -> done output ⊥
-    }
-    state q2 input Lap(ε, 0) { true -> q3 output insample }
-    state q3 noinput Lap(ε, 0) { true -> q3 output ⊥ }
-    state done noinput Lap(ε, 0) { }
-}
-"""
+# examples/release_inlined.dp: `watch`'s heaviest path never halts (its comments
+# give the costs, by hand: 5 on that path, 3 on the one that halts), so a second
+# call runs only after the lighter path: inlined max(5, 3 + 5) = 8, composed 10.
+EXAMPLE = ROOT / "examples" / "release_inlined.dp"
+WATCH = EXAMPLE.read_text(encoding="utf-8").split("// Composed,")[0]
+FAST_CHECK = Options(lower_bound_work=0)
 
 
 def _inlined(block) -> dict:
     return block.bounds["inlined"]
 
 
-def test_a_call_that_never_halts_keeps_later_calls_from_running(tmp_path):
-    block = check_text(tmp_path, WAITS + "release r {\n    release_then_wait with ε\n"
-                                         "    release_then_wait with ε\n}\n").blocks[1]
+def test_a_call_that_never_halts_keeps_later_calls_from_running():
+    block = check_path(str(EXAMPLE), FAST_CHECK).blocks[1]
     assert block.verdict is Verdict.PRIVATE and block.d == 10            # the verdict stays on the sum
     assert _inlined(block) == {"d": "8", "composed": "10", "below_composed": True, "calls": [0, 1],
                                "groups_added": None, "states": 9, "variables": 2, "reason": None}
@@ -68,17 +54,16 @@ def test_a_call_that_never_halts_keeps_later_calls_from_running(tmp_path):
 
 
 def test_the_chain_is_the_calls_run_one_after_another(tmp_path):
-    block = check_text(tmp_path, WAITS + "release r {\n    release_then_wait with ε\n"
-                                         "    release_then_wait with ε/2\n}\n").blocks[1]
+    block = check_text(tmp_path, WATCH + "release r {\n    watch with ε\n    watch with ε/2\n}\n").blocks[1]
     first, second = (c.dipa for c in block.ir.calls())
-    m = chain([as_part("a#1", first), as_part("a#2", second)])
+    m = chain([as_part("w#1", first), as_part("w#2", second)])
     names = [s.name for s in m.states]
     # the first call's halting state is left out; the second call's stays
-    assert names == ["a#1.q0", "a#1.q1", "a#1.q2", "a#1.q3",
-                     "a#2.q0", "a#2.q1", "a#2.q2", "a#2.q3", "a#2.done"]
-    assert m.variables == ["a#1.x", "a#2.x"] and m.initial == 0
+    assert names == ["w#1.q0", "w#1.q1", "w#1.q2", "w#1.q3",
+                     "w#2.q0", "w#2.q1", "w#2.q2", "w#2.q3", "w#2.done"]
+    assert m.variables == ["w#1.x", "w#2.x"] and m.initial == 0
     into_second = [m.describe(i) for i, t in enumerate(m.transitions) if t.target == 4]
-    assert into_second == ["a#1.q1 --[insample < a#1.x / ⊥]--> a#2.q0"]
+    assert into_second == ["w#1.q1 --[insample < w#1.x / ⊥]--> w#2.q0"]
     assert [s.d for s in m.states[4:]] == [F(1, 2)] * 5                 # the second call's share
     # 5 + 5/2 composed; inlined max(5, 3 + 5/2)
     assert _inlined(block)["d"] == "11/2" and block.d == F(15, 2)
@@ -103,14 +88,14 @@ def test_one_call_in_sequence_is_not_inlined(tmp_path):
 
 
 def test_a_sensitivity_is_taken_into_the_rates(tmp_path):
-    text = WAITS.replace("automaton release_then_wait", "automaton release_then_wait sensitivity 2")
-    block = check_text(tmp_path, text + "release r { release_then_wait with ε\n release_then_wait with ε }\n").blocks[1]
+    text = WATCH.replace("automaton watch", "automaton watch sensitivity 2")
+    block = check_text(tmp_path, text + "release r { watch with ε\n watch with ε }\n").blocks[1]
     assert block.d == 20 and _inlined(block)["d"] == "16"
 
 
-def test_an_answer_that_contradicts_composition_is_not_a_figure(tmp_path, monkeypatch):
+def test_an_answer_that_contradicts_composition_is_not_a_figure(monkeypatch):
     monkeypatch.setattr(multivar, "check_multi", lambda m: multivar.MultiResult(multivar.PRIVATE, F(11)))
-    block = check_text(tmp_path, WAITS + "release r { release_then_wait with ε\n release_then_wait with ε }\n")
+    block = check_path(str(EXAMPLE), FAST_CHECK)
     x = _inlined(block.blocks[1])
     assert x["d"] is None and "(d = 11) contradicts sequential composition (at most 10)" in x["reason"]
     assert block.blocks[1].features["release_notes"][0].startswith("not inlined as one automaton: ")
