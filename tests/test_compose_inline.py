@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from fractions import Fraction as F
 from pathlib import Path
@@ -19,6 +20,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dslc import limits
 from dslc.cli import main
 from dslc.compose.inline import Part, as_part, chain, decide
 from dslc.dipa import multivar
@@ -175,3 +177,15 @@ def test_generated_releases_inline_below_or_at_the_sum(tmp_path_factory, items):
     assert x["reason"] is None and F(x["d"]) <= F(x["composed"]) == block.d
     assert x["below_composed"] == (F(x["d"]) < block.d)
 
+
+
+def test_no_time_left_or_an_unknown_check_gives_no_figure(tmp_path, monkeypatch):
+    block = check_path(str(EXAMPLE), FAST_CHECK).blocks[1]
+    parts = [Part(f"watch#{c.index + 1}", c.dipa, 1, c.d) for c in block.ir.calls()]
+    with limits.scope(limits.Deadline(0.001)):
+        time.sleep(0.002)
+        x = decide(parts, F(10), None, [0, 1])
+    assert x.d is None and x.reason == "not checked: no time left" and x.states == 9
+    monkeypatch.setattr(multivar, "check_multi", lambda m: multivar.MultiResult(multivar.UNKNOWN, reason="why"))
+    x = decide(parts, F(10), None, [0, 1])
+    assert x.d is None and x.reason == "the check of the inlined automaton is unknown: why"
