@@ -86,7 +86,7 @@ def test_one_call_in_sequence_is_not_inlined(tmp_path):
            "  on disjoint days { noisy_answer with ε/2 }\n}\n"
     x = _inlined(check_text(tmp_path, text).blocks[0])
     assert x["d"] is None and x["below_composed"] is None and x["states"] is None
-    assert x["reason"] == "only one call runs in sequence outside the groups `on disjoint`: nothing to inline"
+    assert x["reason"] == "only one call runs in sequence (the others are in groups `on disjoint`): nothing to inline"
 
 
 def test_a_sensitivity_is_taken_into_the_rates(tmp_path):
@@ -189,3 +189,21 @@ def test_no_time_left_or_an_unknown_check_gives_no_figure(tmp_path, monkeypatch)
     monkeypatch.setattr(multivar, "check_multi", lambda m: multivar.MultiResult(multivar.UNKNOWN, reason="why"))
     x = decide(parts, F(10), None, [0, 1])
     assert x.d is None and x.reason == "the check of the inlined automaton is unknown: why"
+
+
+def test_callees_with_several_variables_compose_and_inline(tmp_path):
+    """two_svt (d = 2, two stored variables) called twice: composed 1 + 1, inlined with
+    four variables; a callee whose check is unknown makes the release unknown (DP010)."""
+    two = ROOT / "examples" / "two_svt.dp"
+    block = check_text(tmp_path, f'import two_svt from "{two}"\nrelease r {{ two_svt with ε/2\n'
+                                 f' two_svt with ε/2 }}\n').blocks[0]
+    assert block.verdict is Verdict.PRIVATE and block.d == 2
+    assert [c["d"] for c in block.bounds["calls"]] == ["1", "1"]
+    x = _inlined(block)
+    assert (x["d"], x["variables"], x["reason"]) == ("2", 4, None)
+    unknown = ROOT / "tests" / "golden" / "codes" / "DP010.dp"
+    block = check_text(tmp_path, f'import one_draw_two_loops from "{unknown}"\n'
+                                 f'release r {{ one_draw_two_loops with ε }}\n').blocks[0]
+    assert block.verdict is Verdict.UNKNOWN and block.d is None and block.summary == "unknown: a call has no verdict"
+    (diag,) = block.diagnostics
+    assert diag.code == "DP010" and diag.primary.span.text == "one_draw_two_loops with ε"

@@ -65,10 +65,11 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
     result.analysis = comp
     result.details["calls"] = len(ir.calls())
     if comp.failed:
-        result.verdict = Verdict.NOT_PRIVATE
+        whys = {why for _, _, why in comp.failed}
+        result.verdict = (Verdict.ERROR if "errors" in whys else Verdict.NOT_PRIVATE if "not-private" in whys
+                          else Verdict.UNKNOWN)
         for c, diags, why in comp.failed:
             if why == "errors":
-                result.verdict = Verdict.ERROR
                 first = diags[0] if diags else None
                 diag = error("E175", f"`{c.callee}` cannot be instantiated by this call"
                              + (f": {first.message}" if first is not None else ""), c.span, "this call")
@@ -76,6 +77,13 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
                 if first is not None and first.span is not None and first.span.file is not c.span.file:
                     diag.secondary(first.span, first.labels[0].message if first.labels else "")
                 diag.with_help("check the arguments; the callee's own report shows its errors")
+            elif why == "unknown":
+                diag = Diagnostic("DP010", f"no verdict for `{c.callee}` (several variables), so none for "
+                                           f"the release")
+                diag.labels.append(Label(c.span, "this call has no proven cost", primary=True))
+                diag.secondary(c.definition.span, "defined here")
+                diag.note(c.analysis.check.reason)
+                diag.with_help(f"`dslc check` on the file of `{c.callee}` shows why")
             else:
                 found = c.analysis.check
                 diag = Diagnostic("DP030", f"`{c.callee}` is not differentially private "
@@ -85,8 +93,9 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
                 diag.note("composition adds the proven constants of the calls; this call has none")
                 diag.with_help(f"fix `{c.callee}` first: `dslc check` on its file shows why")
             result.diagnostics.append(diag)
-        result.summary = ("not differentially private: a call is not" if result.verdict is Verdict.NOT_PRIVATE
-                          else "a call could not be instantiated")
+        result.summary = {Verdict.NOT_PRIVATE: "not differentially private: a call is not",
+                          Verdict.UNKNOWN: "unknown: a call has no verdict"}.get(result.verdict,
+                                                                               "a call could not be instantiated")
         _editor_features(ir, result)
         return
     total, b = comp.d, comp.budget

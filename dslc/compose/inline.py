@@ -148,9 +148,10 @@ def inline_release(ir: ReleaseIR, comp: Composition) -> Inlined | None:
     added = sum((step_cost(g) for g in groups), Fraction(0)) if groups else None
     numbers = [c.index for c in calls]
     if len(calls) < 2:
-        what = "no call runs" if not calls else "only one call runs"
-        return Inlined(numbers, comp.d, added, reason=f"{what} in sequence outside the groups `on disjoint`: "
-                                                      "nothing to inline")
+        what = ("every call is in a group `on disjoint`" if not calls else
+                "only one call runs in sequence (the others are in groups `on disjoint`)" if groups else
+                "the release makes one call")
+        return Inlined(numbers, comp.d, added, reason=f"{what}: nothing to inline")
     for c in calls:
         if not isinstance(c.dipa, (DiPA, MultiDiPA)):
             return Inlined(numbers, comp.d, added, reason=f"`{c.callee}` is not a DiP automaton")
