@@ -15,7 +15,6 @@ import json
 import time
 from dataclasses import replace
 from fractions import Fraction as F
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

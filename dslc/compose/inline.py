@@ -23,12 +23,12 @@ changes): their composed costs are added to the inlined d.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from dslc import limits
-from dslc.ir.dipa import DiPA
 from dslc.compose.release import CallIR, Composition, GroupIR, ReleaseIR, step_cost
+from dslc.ir.dipa import DiPA
 from dslc.ir.multi_dipa import Literal, MultiDiPA, from_dipa
 from dslc.numbers import fmt_fraction
 
