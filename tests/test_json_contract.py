@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,12 @@ def test_json_shape_for_examples_and_errors():
                     assert set(c) == {"callee", "defined_in", "share", "group", "d_callee", "d", "d_lower",
                                       "tight", "line"}
                     assert all(RATIONAL.match(c[k]) for k in ("share", "d_callee", "d"))
+                x = b["inlined"]
+                assert set(x) == {"d", "composed", "below_composed", "calls", "groups_added", "states",
+                                  "variables", "reason"} and x["composed"] == b["d"]
+                assert (x["d"] is None) == (x["reason"] is not None) == (x["below_composed"] is None)
+                if x["d"] is not None:
+                    assert Fraction(x["d"]) <= Fraction(b["d"])
             if b["verdict"] == "not-private":
                 assert any(d["code"].startswith("DP") for d in b["diagnostics"])
             if b["verdict"] == "error":

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from dslc.compose import release as rel
+from dslc.compose.inline import Inlined
 from dslc.compose.program import display_path, module_of
 from dslc.diagnostics.model import Diagnostic, Label, error
 from dslc.dipa.lower_bound import fmt_decimal
@@ -64,10 +65,11 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
     result.analysis = comp
     result.details["calls"] = len(ir.calls())
     if comp.failed:
-        result.verdict = Verdict.NOT_PRIVATE
+        whys = {why for _, _, why in comp.failed}
+        result.verdict = (Verdict.ERROR if "errors" in whys else Verdict.NOT_PRIVATE if "not-private" in whys
+                          else Verdict.UNKNOWN)
         for c, diags, why in comp.failed:
             if why == "errors":
-                result.verdict = Verdict.ERROR
                 first = diags[0] if diags else None
                 diag = error("E175", f"`{c.callee}` cannot be instantiated by this call"
                              + (f": {first.message}" if first is not None else ""), c.span, "this call")
@@ -75,6 +77,13 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
                 if first is not None and first.span is not None and first.span.file is not c.span.file:
                     diag.secondary(first.span, first.labels[0].message if first.labels else "")
                 diag.with_help("check the arguments; the callee's own report shows its errors")
+            elif why == "unknown":
+                diag = Diagnostic("DP010", f"no verdict for `{c.callee}` (several variables), so none for "
+                                           f"the release")
+                diag.labels.append(Label(c.span, "this call has no proven cost", primary=True))
+                diag.secondary(c.definition.span, "defined here")
+                diag.note(c.analysis.check.reason)
+                diag.with_help(f"`dslc check` on the file of `{c.callee}` shows why")
             else:
                 found = c.analysis.check
                 diag = Diagnostic("DP030", f"`{c.callee}` is not differentially private "
@@ -84,8 +93,9 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
                 diag.note("composition adds the proven constants of the calls; this call has none")
                 diag.with_help(f"fix `{c.callee}` first: `dslc check` on its file shows why")
             result.diagnostics.append(diag)
-        result.summary = ("not differentially private: a call is not" if result.verdict is Verdict.NOT_PRIVATE
-                          else "a call could not be instantiated")
+        result.summary = {Verdict.NOT_PRIVATE: "not differentially private: a call is not",
+                          Verdict.UNKNOWN: "unknown: a call has no verdict"}.get(result.verdict,
+                                                                               "a call could not be instantiated")
         _editor_features(ir, result)
         return
     total, b = comp.d, comp.budget
@@ -98,7 +108,10 @@ def report(ir: rel.ReleaseIR, comp: rel.Composition, result: BlockResult, option
         "budget": ({"max_d": fmt_fraction(b.limit), "source": b.source, "status": comp.status,
                     "used": fmt_fraction(total / b.limit) if b.limit else None}
                    | ({"file": b.project_file} if b.project_file else {})) if b is not None else None,
+        "inlined": _inlined_json(comp.inlined) if comp.inlined is not None else None,
     }
+    if comp.inlined is not None:
+        result.features["release_notes"] = [_inlined_note(comp.inlined)]
     lower = f", d ≥ {fmt_decimal(comp.d_lower)}" if comp.d_lower is not None else ""
     composed = f"{fmt_rate(total)}-differentially private for every ε > 0 by composition of " \
                f"{len(ir.calls())} call{'s' if len(ir.calls()) != 1 else ''} (d = {fmt_fraction(total)}{lower})"
@@ -152,6 +165,26 @@ def _call_json(c: rel.CallIR, ir: rel.ReleaseIR) -> dict:
         "tight": bool(lb is not None and lb.tight(c.d)),
         "line": c.span.start_line_col[0] if c.span is not None else None,
     }
+
+
+def _inlined_json(x: Inlined) -> dict:
+    def num(q):
+        return fmt_fraction(q) if q is not None else None
+    return {"d": num(x.d), "composed": num(x.composed), "below_composed": x.below_composed, "calls": x.calls,
+            "groups_added": num(x.groups_added), "states": x.states, "variables": x.variables, "reason": x.reason}
+
+
+def _inlined_note(x: Inlined) -> str:
+    """The release's note on its calls run as one automaton (docs/composition.md)."""
+    if x.d is None:
+        return f"not inlined as one automaton: {x.reason}"
+    k, v = len(x.calls), x.variables
+    what = f"inlined as one automaton ({k} calls in order, {x.states} states, {v} stored variable{'s' * (v != 1)})"
+    if x.groups_added is not None:
+        what += f" plus {fmt_fraction(x.groups_added)} for the groups `on disjoint`"
+    compared = (f"below the composed {fmt_fraction(x.composed)}" if x.below_composed
+                else "equal to the composed sum")
+    return f"{what}: d = {fmt_fraction(x.d)}, {compared}"
 
 
 def _cost_labels(ir: rel.ReleaseIR, comp: rel.Composition) -> list[Label]:

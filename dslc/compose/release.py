@@ -23,9 +23,9 @@ A lower bound of the release is the largest lower bound of a call (the
 release's output contains that call's output).
 
 The IR keeps each call's instantiated automaton (:attr:`CallIR.dipa`) and
-its place in the composition, so an inlined analysis of a release as one
-automaton with one stored variable per call can be added beside the
-composed bound without a change of the IR.
+its place in the composition; :mod:`dslc.compose.inline` runs the calls in
+order as one automaton with one stored variable per call and decides it, and
+its d is reported beside the composed bound.
 """
 
 from __future__ import annotations
@@ -73,13 +73,11 @@ class CallIR:
 
     @property
     def d(self) -> Fraction | None:
-        a = self.analysis
-        return a.upper if a is not None and a.check.well_formed else None
+        return proven_d(self.analysis)
 
     @property
     def lower(self):
-        a = self.analysis
-        return a.lower if a is not None and a.check.well_formed else None
+        return self.analysis.lower if self.d is not None else None
 
     @property
     def d_lower(self) -> Decimal | None:
@@ -87,6 +85,23 @@ class CallIR:
         if lb is None or not lb.searched or lb.problem:
             return None
         return lb.value
+
+
+def proven_d(analysis) -> Fraction | None:
+    """A callee's proven constant: Δ·wt(A) of a one-variable automaton
+    (dslc.dipa.backend), d of one with several variables (dslc.dipa.multi_backend);
+    None when it is not proven private."""
+    if analysis is None:
+        return None
+    found = analysis.check
+    if hasattr(found, "well_formed"):
+        return analysis.upper if found.well_formed else None
+    return found.d if found.verdict == "private" else None
+
+
+def unproven(analysis) -> str:
+    """Why a checked callee has no proven constant: "not-private" or "unknown"."""
+    return "unknown" if getattr(analysis.check, "verdict", None) == "unknown" else "not-private"
 
 
 @dataclass
@@ -266,10 +281,12 @@ class Composition:
     d: Fraction | None                  # the composed constant (None when a call has none)
     d_lower: Decimal | None             # the largest lower bound of a call
     step_costs: list[Fraction | None]
-    failed: list[tuple[CallIR, list[Diagnostic], str]] = field(default_factory=list)   # calls without a d
+    # calls without a d, and why: "errors", "not-private" or "unknown"
+    failed: list[tuple[CallIR, list[Diagnostic], str]] = field(default_factory=list)
     budget: object = None               # dslc.dipa.budget.Budget
     status: str | None = None           # met | exceeded | not-proven
     overflow: CallIR | None = None      # the call that takes the release over its budget
+    inlined: object = None              # dslc.compose.inline.Inlined: the calls run as one automaton
 
 
 def analyse_release(ir: ReleaseIR, options, project_budget: Fraction | None = None) -> Composition:
@@ -287,8 +304,8 @@ def analyse_release(ir: ReleaseIR, options, project_budget: Fraction | None = No
         c.dipa, diags, c.analysis = memo[key]
         if c.dipa is None:
             failed.append((c, diags, "errors"))
-        elif not c.analysis.check.well_formed:
-            failed.append((c, [], "not-private"))
+        elif c.d is None:
+            failed.append((c, [], unproven(c.analysis)))
     costs = [step_cost(s) for s in ir.steps]
     total = None if failed or any(x is None for x in costs) else sum(costs, Fraction(0))
     lowers = [c.d_lower for c in ir.calls() if c.d_lower is not None]
@@ -304,6 +321,8 @@ def analyse_release(ir: ReleaseIR, options, project_budget: Fraction | None = No
                 comp.status, comp.overflow = "exceeded", exceeding[0]
             else:
                 comp.status, comp.overflow = "not-proven", overflowing_call(ir, limit)
+    from dslc.compose.inline import inline_release
+    comp.inlined = inline_release(ir, comp)
     return comp
 
 

@@ -254,9 +254,12 @@ def render_results(files: list[FileResult], explain: bool = False, styled: bool 
             out.append_text(render_block_line(block, f.path, styled))
             if block.kind == "release" and block.cost_labels:
                 # a release's costs per call are part of its report (dslc/compose)
-                render_diagnostic(Diagnostic("", f"what the calls of `{block.name}` cost (d·share; "
-                                                 f"sequential calls add, a group `on disjoint` costs its largest)",
-                                             severity=Severity.NOTE, labels=list(block.cost_labels)), out)
+                costs = Diagnostic("", f"what the calls of `{block.name}` cost (d·share; sequential calls add, "
+                                       f"a group `on disjoint` costs its largest)",
+                                   severity=Severity.NOTE, labels=list(block.cost_labels))
+                for note in block.features.get("release_notes", []):
+                    costs.note(note)
+                render_diagnostic(costs, out)
                 if not block.diagnostics:
                     out.append("\n")
             elif explain and block.cost_labels:
