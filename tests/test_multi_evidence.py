@@ -221,3 +221,25 @@ def test_random_automata_evidence_is_an_output_event_that_proves_what_it_says(m)
 
 def _dec(x: Fraction) -> Decimal:
     return Decimal(x.numerator) / Decimal(x.denominator)
+
+
+def test_witness_lines_of_a_dipaut_file_replay():
+    code, out = _dslc("check", "--format", "json", "--witness",
+                      "tests/fixtures/dipaut/examples/leaking_pair/example_8.dipa")
+    (diag,) = json.loads(out)["files"][0]["blocks"][0]["diagnostics"]
+    w = diag["data"]["witness"]
+    assert w["found"]
+    prs = [_replayed(c) for c in w["commands"]]
+    assert prs == [Decimal(w["pr_alpha"]), Decimal(w["pr_beta"])]
+    assert float(prs[0].ln() - prs[1].ln()) > 2 * Fraction(w["epsilon"])
+
+
+def test_the_corpus_note_on_two_range_1_replays():
+    """The fixture note's evidence for the one file dslc leaves unknown."""
+    note = json.loads((ROOT / "tests/fixtures/dipaut/multivar.json").read_text())["files"][
+        "simple_examples/two_range_1.dipa"]["why"]
+    first = note.split("`dslc prob ")[1].split("`")[0]
+    beta = note.split("the same with `")[1].split("`")[0]
+    second = first.split(" --inputs=")[0] + " " + beta + " --outputs=" + first.split("--outputs=")[1]
+    pa, pb = _replayed("dslc prob " + first), _replayed("dslc prob " + second)
+    assert abs(float(pa.ln() - pb.ln()) - 2.088) < 5e-4

@@ -80,13 +80,18 @@ def load_dipa_block(path: str, block: str | None, several_ok: bool = False):
     """The result of a valid DiPA block of ``path`` (its ``syntax`` is the
     AST and its ``ir`` the DiPA); UsageError if there is none.  A block with
     several stored variables (a MultiDiPA) only with ``several_ok``."""
-    from dslc.pipeline import check_source, read_source
+    from dslc.pipeline import Options, check_source, read_source
     from dslc.results import Verdict
 
     source, problem = read_source(path)
     if source is None:
         raise UsageError(problem.message if problem else f"cannot read {path}")
-    result = check_source(source, {})
+    options = Options.of({"lower_bound_work": 0})     # the IR is wanted, not the bounds
+    if path.endswith(".dipa"):            # DiPAut's format: one automaton named after the file
+        from dslc.pipeline_dipaut import check_dipaut_source
+        result = check_dipaut_source(source, options)
+    else:
+        result = check_source(source, options)
     dipas = [b for b in result.blocks if b.kind in ("automaton", "mechanism")]
     if block is None:
         if len(dipas) == 1:
