@@ -201,7 +201,7 @@ def test_random_automata_evidence_is_an_output_event_that_proves_what_it_says(m)
     r = check_multi(m)
     if r.verdict == PRIVATE and r.d:
         lb = multi_evidence.lower_bound(m, r, work=6_000)
-        assert not lb.problem, lb.problem
+        assert not lb.problem and not lb.contradiction, (lb.problem, lb.contradiction)
         assert Fraction(lb.value) <= lb.exact <= r.d
         if lb.event is not None:
             again = event_loss(m, lb.event.alpha, lb.event.beta, lb.event.epsilon)
@@ -243,3 +243,18 @@ def test_the_corpus_note_on_two_range_1_replays():
     second = first.split(" --inputs=")[0] + " " + beta + " --outputs=" + first.split("--outputs=")[1]
     pa, pb = _replayed("dslc prob " + first), _replayed("dslc prob " + second)
     assert abs(float(pa.ln() - pb.ln()) - 2.088) < 5e-4
+
+
+def test_a_witness_above_the_proven_d_makes_the_block_unknown_never_private(monkeypatch):
+    """Were the checker's d too small, the verified lower bound would contradict it:
+    the block must then get no verdict (DP010), not `private`."""
+    from dslc.dipa import multi_backend
+
+    def too_small(m):
+        r = check_multi(m)
+        return replace(r, d=r.d / 100) if r.verdict == PRIVATE else r
+
+    monkeypatch.setattr(multi_backend, "check_multi", too_small)
+    b = _block("examples/min_max.dp", "min_max")
+    assert b.verdict.value == "unknown" and b.d is None
+    assert b.diagnostics[0].code == "DP010" and "disagree" in b.diagnostics[0].message + str(b.diagnostics[0].notes)

@@ -49,9 +49,9 @@ def analyse(m: MultiDiPA, options) -> MultiAnalysis:
         work = one_variable.work_option(getattr(options, "lower_bound_work", None),
                                         getattr(options, "lower_bound_time", None))
         analysis.lower = multi_evidence.lower_bound(m, r, work)
-        if analysis.lower.problem:      # a verified loss above the proven d: no verdict
+        if analysis.lower.contradiction:      # a verified loss above the proven d: no verdict
             analysis.check = replace(r, verdict=UNKNOWN, d=None, reason="the checker's d and a verified witness "
-                                     f"disagree ({analysis.lower.problem}); please report it")
+                                     f"disagree ({analysis.lower.contradiction}); please report it")
             return analysis
         analysis.budget = budgets.effective_budget(m, getattr(options, "max_d", None))
         if analysis.budget is not None:

@@ -10,9 +10,9 @@ from scratch by adding up every path that prints those outputs, the way
 proves it:
 
 - d_lower is the recomputed event loss's proven lower end over ε, rounded
-  down; a witness loss above the proven d is a contradiction, reported as an
-  internal problem (the block's verdict becomes "unknown"), never printed as
-  a bound;
+  down; a witness loss above the proven d is a contradiction
+  (``MultiBound.contradiction``: the block's verdict becomes "unknown"), never
+  printed as a bound;
 - a violation's witness is shown only when the recomputed loss's lower end
   exceeds 2ε; otherwise the diagnostic says that no witness was found.
 
@@ -29,6 +29,7 @@ from fractions import Fraction
 from dslc import limits
 from dslc.dipa.lower_bound import SIGNIFICANT, TIGHT, TIME_RAN_OUT, fmt_decimal, round_down, round_down_above
 from dslc.dipa.multievent import EventLoss, event_loss
+from dslc.dipa.prob import TooExpensive
 from dslc.ir.multi_dipa import MultiDiPA
 
 
@@ -41,7 +42,8 @@ class MultiBound:
     searched: bool = True
     reason: str | None = None
     spent: bool = False
-    problem: str | None = None
+    problem: str | None = None            # an internal problem: no bound (the verdict stands)
+    contradiction: str | None = None      # a proven loss above the proven d: the verdict cannot stand
     work: int = 0
 
     @property
@@ -109,6 +111,9 @@ def lower_bound(m: MultiDiPA, result, work: int | None = None) -> MultiBound:
             return bound
         loss = found.loss
         event = _with_time_left(lambda: event_loss(m, loss.alpha, loss.beta, loss.epsilon))
+    except TooExpensive:
+        return MultiBound(searched=False, reason="not found: the witness's output event is too expensive "
+                                                 "to recompute")
     except (KeyboardInterrupt, MemoryError, limits.Cancelled):
         raise
     except Exception as exc:  # noqa: BLE001 - a lower bound must never cost the verdict
@@ -120,7 +125,7 @@ def lower_bound(m: MultiDiPA, result, work: int | None = None) -> MultiBound:
     bound.event = event
     bound.value = round_down(_decimal(bound.exact), SIGNIFICANT)
     if bound.exact > result.d:
-        bound.problem = (f"a witness loses {fmt_decimal(bound.value)}·ε at ε = {event.epsilon}, above the "
+        bound.contradiction = (f"a witness loses {fmt_decimal(bound.value)}·ε at ε = {event.epsilon}, above the "
                          f"proven d = {result.d}")
     if bound.value <= 0:
         bound.event = None
@@ -153,6 +158,10 @@ def witnesses(m: MultiDiPA, result, work: int | None = None) -> list[ShownWitnes
                 continue
             loss = w.loss
             event = _with_time_left(lambda: event_loss(m, loss.alpha, loss.beta, loss.epsilon))
+        except TooExpensive:
+            out.append(ShownWitness(v, None, reason="the output event of the path found is too expensive "
+                                                    "to recompute"))
+            continue
         except (KeyboardInterrupt, MemoryError, limits.Cancelled):
             raise
         except Exception as exc:  # noqa: BLE001 - a witness must never cost the verdict

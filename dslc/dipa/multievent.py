@@ -25,9 +25,9 @@ from fractions import Fraction
 
 from dslc.dipa.lower_bound import check_adjacent
 from dslc.dipa.paths import matching_paths, output_tokens
-from dslc.dipa.prob import Probability, Step
+from dslc.dipa.prob import Probability, Step, TooExpensive
 
-EVENT_BUDGET = 300_000        # terms carried per path (dslc.dipa.multiprob's budget)
+EVENT_BUDGET = 1_000_000      # terms carried by all the paths of one event
 
 
 def event_probability(m, inputs: list[Fraction | None], outputs: list, epsilon: Fraction,
@@ -36,10 +36,17 @@ def event_probability(m, inputs: list[Fraction | None], outputs: list, epsilon: 
 
     ``outputs`` in the parsed form of `dslc prob --outputs`
     (:func:`dslc.dipa.paths.parse_outputs`).  Raises PathTextError when no path
-    fits, PathError/TooExpensive as :func:`path_probability` does."""
+    fits, PathError as :func:`path_probability` does, TooExpensive when the
+    paths together need more than ``budget`` terms."""
     from dslc.dipa.multiprob import path_probability
     paths = matching_paths(m, inputs, outputs)
-    parts = [path_probability(m, steps, epsilon, budget=budget) for steps in paths]
+    meter = [0]                     # the work of all the paths counts against one budget
+    parts = []
+    for steps in paths:
+        left = None if budget is None else budget - meter[0]
+        if left is not None and left <= 0:
+            raise TooExpensive("the output event needs more work than its budget")
+        parts.append(path_probability(m, steps, epsilon, budget=left, meter=meter))
     digits = max(pr.digits for pr in parts)
     # exact sums of the Decimals (no rounding: the error bounds stay those of the parts)
     ctx = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
