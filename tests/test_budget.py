@@ -376,7 +376,9 @@ def test_default_search_is_cheap_on_the_examples(monkeypatch):
                     and b.bounds.get("budget") is None):
                 lb = search(b.ir, b.analysis, F(b.d))
                 searched += lb.searched
-                assert lb.seconds <= 0.35, (path.name, b.name, lb.seconds)
+                # counted work, not the clock (deterministic under any load): the default
+                # search keeps to its allowance plus one candidate's verification
+                assert lb.work <= lower_bound.SEARCH_WORK + 1_000, (path.name, b.name, lb.work)
     assert searched >= 8                                   # (9 of the blocks are searched)
 
 
