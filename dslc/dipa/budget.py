@@ -154,22 +154,29 @@ def cost_text(dipa: DiPA, e: int, cost: Fraction) -> str:
     return f"{formula} = {fmt_fraction(cost)}"
 
 
-def budget_diagnostic(dipa: DiPA, found: CheckResult, upper: Fraction, lb: LowerBound | None,
-                      budget: Budget, state: str, path: str | None, block: str) -> Diagnostic:
+def budget_head(block, upper: Fraction, lb, budget: Budget, state: str) -> Diagnostic:
+    """DP006 or DP005 with its message and the budget's label, for any block with a
+    ``name`` and ``span`` (one variable or several) and a lower bound whose
+    ``witness`` has an ``epsilon``."""
     limit = budget.limit
-    name = dipa.name
     if state == EXCEEDED:
-        w = lb.witness
-        diag = Diagnostic("DP006", f"budget exceeded: adjacent inputs of `{name}` lose more than "
-                                   f"{budget.text} (at least {lb.text}·ε at ε = {fmt_fraction(w.epsilon)})")
+        diag = Diagnostic("DP006", f"budget exceeded: adjacent inputs of `{block.name}` lose more than "
+                                   f"{budget.text} (at least {lb.text}·ε at ε = {fmt_fraction(lb.witness.epsilon)})")
     else:
-        diag = Diagnostic("DP005", f"budget not proven: `{name}` is proven {fmt_rate(upper)}-private, "
+        diag = Diagnostic("DP005", f"budget not proven: `{block.name}` is proven {fmt_rate(upper)}-private, "
                                    f"not {budget.text}-private")
     if budget.span is not None:
         diag.labels.append(Label(budget.span, f"the budget: d ≤ {fmt_fraction(limit)}", primary=True))
-    elif dipa.span is not None:
-        diag.labels.append(Label(dipa.span, f"--max-d {fmt_fraction(limit)} applies to this block",
+    elif block.span is not None:
+        diag.labels.append(Label(block.span, f"--max-d {fmt_fraction(limit)} applies to this block",
                                  primary=True))
+    return diag
+
+
+def budget_diagnostic(dipa: DiPA, found: CheckResult, upper: Fraction, lb: LowerBound | None,
+                      budget: Budget, state: str, path: str | None, block: str) -> Diagnostic:
+    limit = budget.limit
+    diag = budget_head(dipa, upper, lb, budget, state)
     # the transitions that make up d, and those that alone exceed the budget
     costs = dict(found.critical)
     heavy = [e for e in found.heaviest]

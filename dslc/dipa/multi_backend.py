@@ -320,16 +320,7 @@ def budget_diagnostic(m: MultiDiPA, r: MultiResult, lb: MultiBound | None, budge
     """DP006 (a witness loses more than the budget) or DP005 (d above it, no witness beats it)."""
     from dslc.dipa import budget as budgets
     limit = budget.limit
-    if state == budgets.EXCEEDED:
-        diag = Diagnostic("DP006", f"budget exceeded: adjacent inputs of `{m.name}` lose more than "
-                                   f"{budget.text} (at least {lb.text}·ε at ε = {fmt_fraction(lb.event.epsilon)})")
-    else:
-        diag = Diagnostic("DP005", f"budget not proven: `{m.name}` is proven {fmt_rate(r.d)}-private, "
-                                   f"not {budget.text}-private")
-    if budget.span is not None:
-        diag.labels.append(Label(budget.span, f"the budget: d ≤ {fmt_fraction(limit)}", primary=True))
-    elif m.span is not None:
-        diag.labels.append(Label(m.span, f"--max-d {fmt_fraction(limit)} applies to this block", primary=True))
+    diag = budgets.budget_head(m, r.d, lb, budget, state)
     seen: set = set()
     for c in r.charges[:MAX_LABELS]:
         if c.cost:
