@@ -52,6 +52,7 @@ what they return from scratch (:func:`verify`).
 from __future__ import annotations
 
 import decimal
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -299,9 +300,28 @@ def path_probability(m: MultiDiPA, steps: list[Step], epsilon: Fraction, rel_tol
 
 
 # =========================================================================== losses
+MAX_EVENT_PATHS = 64          # paths of one output sequence summed exactly (else: not an event)
+
+
 @dataclass
 class Loss:
-    """ln(Pr_α / Pr_β) at ε for one path and outputs: the value and a proven lower end."""
+    """ln(Pr_α(E) / Pr_β(E)) at ε and a proven lower end, E the *output event* of
+    the path: the runs on the path's inputs whose first outputs are the path's
+    (a symbol, or a real output in the step's interval).
+
+    ``alpha`` and ``beta`` are the replay data: step k is transition
+    ``alpha[k].transition`` with inputs ``alpha[k].input`` / ``beta[k].input``
+    (None at a state that reads none) and, for a real output, the interval
+    ``alpha[k].interval`` (the same in β); they are plain
+    :class:`dslc.dipa.prob.Step` values, so ``[(a.transition, a.input, b.input,
+    a.interval) for a, b in zip(loss.alpha, loss.beta)]`` is the whole witness.
+
+    ``paths`` is the number of paths of the automaton in E (1: the outputs
+    determine the path); ``pr_alpha``/``pr_beta`` are the sums over them.
+    ``observable`` is False only when E could not be summed exactly (more than
+    :data:`MAX_EVENT_PATHS` paths, or paths that read input at other steps): then
+    the numbers are those of the one path (a loss of paths, Definition 5, not
+    of the outputs), and no witness or lower bound is ever made of it."""
     epsilon: Fraction
     alpha: list[Step]
     beta: list[Step]
@@ -309,22 +329,85 @@ class Loss:
     pr_beta: Probability
     value: Decimal                 # ln Pr_α − ln Pr_β (the computed values)
     lower: Decimal                 # ln(Pr_α − err_α) − ln(Pr_β + err_β), rounded down
-    observable: bool = True        # the outputs determine the path (see observable())
+    observable: bool = True        # the numbers are the output event's (see above)
+    paths: int = 1                 # paths of the automaton summed (0: not summed, observable False)
 
     def to_json(self) -> dict:
         return {"epsilon": str(self.epsilon), "loss": float(self.value), "loss_lower": float(self.lower),
-                "observable": self.observable,
+                "observable": self.observable, "paths": self.paths,
                 "pr_alpha": float(self.pr_alpha.probability), "pr_beta": float(self.pr_beta.probability),
                 "inputs_alpha": [None if s.input is None else str(s.input) for s in self.alpha],
                 "inputs_beta": [None if s.input is None else str(s.input) for s in self.beta]}
 
 
+def output_paths(m: MultiDiPA, steps: list[Step], limit: int = MAX_EVENT_PATHS) -> list[list[int]] | None:
+    """The transition lists of every path of ``m`` from the path's first state with
+    the outputs of ``steps`` that reads input at exactly the same steps (so it
+    consumes the same inputs): the paths whose union is the output event.  The
+    paths are disjoint events (a state's guards are exclusive).  None when there
+    are more than ``limit`` or when some path with these outputs reads input at
+    other steps (the event would need other inputs: not summed exactly), or
+    when the enumeration meets too many partial paths."""
+    if not steps:
+        return None
+    ts, st, edges = m.transitions, m.states, m.out_edges()
+    for s in steps:
+        if not 0 <= s.transition < len(ts):
+            raise PathError(f"no transition {s.transition}")
+    reads = [st[ts[s.transition].source].is_input for s in steps]
+    outs = [ts[s.transition].output for s in steps]
+    found: list[list[int]] = []
+    stack: list[tuple[int, list[int]]] = [(ts[steps[0].transition].source, [])]
+    pops = 0
+    while stack:
+        q, path = stack.pop()
+        pops += 1
+        if pops > 4 * limit * (len(steps) + 1):      # dead ends: too many partial paths
+            return None
+        k = len(path)
+        if k == len(steps):
+            found.append(path)
+            if len(found) > limit:
+                return None
+            continue
+        if st[q].is_input != reads[k]:
+            return None
+        for i in edges[q]:
+            if ts[i].output == outs[k]:
+                stack.append((ts[i].target, path + [i]))
+    return found
+
+
+def _event_probability(m: MultiDiPA, steps: list[Step], paths: list[list[int]], epsilon: Fraction,
+                       meter, kw) -> Probability:
+    """Σ Pr over ``paths`` with the inputs and intervals of ``steps`` (errors add)."""
+    total = err = Decimal(0)
+    digits = None
+    for path in paths:
+        alt = [Step(i, s.input, s.interval) for i, s in zip(path, steps)]
+        pr = path_probability(m, alt, epsilon, meter=meter, **kw)
+        total += pr.probability
+        err += pr.error
+        digits = pr.digits if digits is None else min(digits, pr.digits)
+    ctx = decimal.Context(prec=max(digits or 60, 60), Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    return Probability(total, err, digits or 0, ctx.ln(total) if total > 0 else None)
+
+
 def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
-         meter: list[int] | None = None, **kw) -> Loss | None:
-    """The verified loss of one witness candidate; None when Pr_α's lower end is 0
-    or Pr_β is 0 (no finite proven bound)."""
-    pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
-    pb = path_probability(m, beta, epsilon, meter=meter, **kw)
+         meter: list[int] | None = None, event_only: bool = False, **kw) -> Loss | None:
+    """The verified loss of one witness candidate on its output event (see
+    :class:`Loss`); None when Pr_α's lower end is 0 or Pr_β is 0 (no finite proven
+    bound), or, with ``event_only``, when the output event cannot be summed
+    exactly (the searches never score anything else)."""
+    paths = output_paths(m, alpha)
+    if paths is None or len(paths) == 1:
+        if paths is None and event_only:
+            return None
+        pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
+        pb = path_probability(m, beta, epsilon, meter=meter, **kw)
+    else:
+        pa = _event_probability(m, alpha, paths, epsilon, meter, kw)
+        pb = _event_probability(m, beta, paths, epsilon, meter, kw)
     ctx = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                           rounding=decimal.ROUND_FLOOR)
     low_a = ctx.subtract(pa.probability, pa.error)
@@ -333,15 +416,15 @@ def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
         return None
     lower = ctx.subtract(ctx.subtract(ctx.ln(low_a), ctx.ln(high_b)), Decimal("1e-40"))
     return Loss(Fraction(epsilon), alpha, beta, pa, pb, pa.log_probability - pb.log_probability, lower,
-                observable(m, alpha))
+                paths is not None, 0 if paths is None else len(paths))
 
 
 def observable(m: MultiDiPA, steps: list[Step]) -> bool:
     """Whether the outputs of the path determine it: at every step, no other
-    transition of the state has the same output.  Otherwise (pieces of one
-    first-match branch, split by dslc.ir.dipaut_reader) the loss is one of paths
-    (Definition 5, which the checker decides), and the loss of the output
-    sequence alone may be smaller."""
+    transition of the state has the same output (pieces of one first-match
+    branch, split by dslc.ir.dipaut_reader, have the same output).  A path that
+    is not observable still has an output event (:func:`output_paths`), which
+    :func:`loss` sums."""
     edges = m.out_edges()
     for s in steps:
         t = m.transitions[s.transition]
@@ -351,10 +434,13 @@ def observable(m: MultiDiPA, steps: list[Step]) -> bool:
 
 
 def verify(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
-           meter: list[int] | None = None, budget: int | None = PROB_BUDGET) -> Loss | None:
-    """Check adjacency and recompute the loss at full precision (rel_tol 1e-20)."""
+           meter: list[int] | None = None, budget: int | None = PROB_BUDGET,
+           rel_tol: float = 1e-20, start_digits: int = 30) -> Loss | None:
+    """Check adjacency and recompute the loss of the output event from scratch
+    (relative tolerance ``rel_tol``; the proven lower end accounts for the error)."""
     check_adjacent(m, alpha, beta, Fraction(1))     # sensitivity 1, as in the checker
-    return loss(m, alpha, beta, epsilon, meter=meter, budget=budget)
+    return loss(m, alpha, beta, epsilon, meter=meter, budget=budget, rel_tol=rel_tol,
+                start_digits=start_digits)
 
 
 # =========================================================================== shapes on P
@@ -650,6 +736,7 @@ class _Search:
     def __init__(self, m: MultiDiPA, work: int):
         self.m, self.work, self.meter = m, work, [0]
         self.limit = work                   # the current attempt's share
+        self.unsummable = 0                 # candidates whose output event was not summable
 
     def score(self, shape: Shape, choice: Choice, n: int, eps: Fraction) -> Loss | None:
         self.meter[0] += 200
@@ -658,8 +745,11 @@ class _Search:
             raise _Spent()
         alpha, beta = instantiate(self.m, shape, choice, n)
         try:
+            if output_paths(self.m, alpha) is None:
+                self.unsummable += 1        # not an event of outputs: never scored
+                return None
             return loss(self.m, alpha, beta, eps, meter=self.meter, rel_tol=1e-6, start_digits=12,
-                        budget=max(1, limit - self.meter[0]))
+                        budget=max(1, limit - self.meter[0]), event_only=True)
         except TooExpensive:
             if self.meter[0] > limit:
                 raise _Spent()
@@ -722,10 +812,17 @@ class _Search:
 
 
 # =========================================================================== witnesses
-WITNESS_WORK = 2_000_000       # counted work per violation (about 1–7 s here)
-WITNESS_LENGTHS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16)
-VERIFY_BUDGET = 20_000_000     # terms of the final recomputation at full precision
+WITNESS_WORK = 1_000_000       # counted work per violation (0.1–1.4 s here; docs/multivariable.md)
+MAX_LENGTH = 16                # turns of a repeated segment at most
 WITNESS_EPSILONS = (Fraction(1), Fraction(4))
+
+
+NOT_FOUND = "no witness found within the work budget"
+NOT_AN_EVENT = ("no witness found: the paths of the condition's form that were tried are not determined "
+                "by their outputs, and the probabilities of their output sequences could not be summed "
+                "exactly")
+SOME_NOT_EVENTS = (" (some longer instances are not determined by their outputs, and the probabilities "
+                   "of their output sequences could not be summed exactly)")
 
 
 @dataclass
@@ -771,52 +868,138 @@ def witness(m: MultiDiPA, violation, work: int = WITNESS_WORK) -> MultiWitness:
         out.reason = "no path of the condition's form was found in the order product"
         return out
     search = _Search(m, work)
-    best: tuple[Shape, list] | None = None
     attempts = [(shape, eps) for shape in shapes for eps in WITNESS_EPSILONS]
+    best: list = [None]                    # (shape, rows) with the highest last lower end
     chosen: dict[int, Choice] = {}         # per shape: the inputs chosen at the previous ε
+    later: list[tuple[float, int, Shape, Fraction, Choice, list[Loss]]] = []
+    spent_choosing = 0
+    # 1. per attempt (shape, ε): inputs that make the loss grow from one turn to
+    #    three (a third of the work in all); the rows at once when the growth,
+    #    continued, passes 2ε within FAST_TURNS turns, else later
     for index, (shape, eps) in enumerate(attempts):
+        left = work // 3 - spent_choosing
+        if left <= 0 or search.meter[0] >= work:
+            break
+        before = search.meter[0]
+        search.limit = before + left // (len(attempts) - index)
+        seen: dict[tuple, tuple[Loss, Loss]] = {}
+
+        def growth(c, shape=shape, eps=eps, seen=seen):
+            a = search.score(shape, c, 1, eps)
+            b = search.score(shape, c, 3, eps) if a is not None else None
+            if a is None or b is None:
+                return None
+            seen[_key(c)] = (a, b)
+            return b.lower - a.lower + b.lower / 8
+
+        seeds = _seeds(m, shape, violation.variable) + ([chosen[id(shape)]] if id(shape) in chosen else [])
+        choice, g = search.improve(shape, seeds, growth)
+        spent_choosing += search.meter[0] - before
+        if g is None or g <= 0 or _key(choice) not in seen:
+            continue
+        chosen[id(shape)] = choice
+        r1, r3 = seen[_key(choice)]
+        turns = _turns(r1, r3, eps)
+        if turns <= FAST_TURNS:
+            search.limit = search.meter[0] + (work - search.meter[0]) // (len(attempts) - index)
+            if _rows(m, search, shape, eps, choice, [r1, r3], out, best):
+                return out
+        elif turns < math.inf:
+            later.append((turns, index, shape, eps, choice, [r1, r3]))
+    # 2. the others, the one that needs the fewest turns (extrapolated) first,
+    #    with half of what is left (the last one: all of it)
+    later.sort(key=lambda x: x[:2])
+    for index, (turns, _, shape, eps, choice, done) in enumerate(later):
         left = work - search.meter[0]
         if left <= 0:
             break
-        # a third of this attempt's share chooses the inputs, the rest computes the rows
-        search.limit = search.meter[0] + left // (3 * (len(attempts) - index))
-        rows: list[tuple[int, float, float]] = []
-        try:
-            # inputs that make the loss grow from one turn to three
-            def growth(c, shape=shape, eps=eps):
-                a = search.score(shape, c, 1, eps)
-                b = search.score(shape, c, 3, eps)
-                if a is None or b is None:
-                    return None
-                return b.lower - a.lower + b.lower / 8
-            seeds = _seeds(m, shape, violation.variable) + ([chosen[id(shape)]] if id(shape) in chosen else [])
-            choice, g = search.improve(shape, seeds, growth)
-            if g is None or g <= 0:
-                continue
-            chosen[id(shape)] = choice
-            search.limit = search.meter[0] + (work - search.meter[0]) // (len(attempts) - index)
-            for n in WITNESS_LENGTHS:
-                r = search.score(shape, choice, n, eps)
-                if r is None:
-                    break
-                rows.append((n, float(r.value), float(r.lower)))
-                if r.lower > 2 * _dec(eps):
-                    try:
-                        final = verify(m, r.alpha, r.beta, eps, budget=VERIFY_BUDGET)
-                    except TooExpensive:
-                        final = None
-                    if final is not None and final.lower > 2 * _dec(eps):
-                        out.found, out.shape, out.rows, out.loss, out.length = True, shape, rows, final, n
-                        return out
-                    break
-        except _Spent:
-            pass
-        if rows and (best is None or rows[-1][2] > best[1][-1][2]):
-            best = (shape, rows)
-    if best is not None:
-        out.shape, out.rows = best
-    out.reason = "no witness found within the work budget"
+        search.limit = search.meter[0] + (left if index == len(later) - 1 else left // 2)
+        if _rows(m, search, shape, eps, choice, done, out, best):
+            return out
+    if best[0] is not None:
+        out.shape, out.rows = best[0]
+    out.reason = NOT_FOUND
+    if search.unsummable:
+        out.reason = NOT_AN_EVENT if best[0] is None else NOT_FOUND + SOME_NOT_EVENTS
     return out
+
+
+FAST_TURNS = 6                 # rows computed at once when the growth reaches 2ε within these turns
+
+
+def _turns(r1: Loss, r3: Loss, eps: Fraction) -> float:
+    """The turns after which the lower end, growing as from n = 1 to 3, passes 2ε."""
+    if r1.lower > 2 * _dec(eps):
+        return 1
+    slope = (float(r3.lower) - float(r1.lower)) / 2
+    return 1 + (2 * float(eps) - float(r1.lower)) / slope if slope > 0 else math.inf
+
+
+def _rows(m: MultiDiPA, search: "_Search", shape: Shape, eps: Fraction, choice: Choice, done: list[Loss],
+          out: MultiWitness, best: list) -> bool:
+    """n = 1, 3 (``done``), then :func:`_next_length` until a confirmed witness
+    (filled into ``out``: True), the growth stops, or the attempt's work is spent."""
+    rows: list[tuple[int, float, float]] = []
+    todo = [1, 3]
+    try:
+        while todo:
+            n = todo.pop(0)
+            r = done.pop(0) if done else search.score(shape, choice, n, eps)
+            if r is None:
+                break
+            rows.append((n, float(r.value), float(r.lower)))
+            if r.lower > 2 * _dec(eps):
+                found = _confirm(m, r, eps)
+                if found is not None:
+                    out.found, out.shape, out.rows, out.loss, out.length = True, shape, rows, found, n
+                    return True
+                break
+            if not todo:
+                nxt = _next_length(rows, 2 * float(eps))
+                todo = [] if nxt is None else [nxt]
+    except _Spent:
+        pass
+    if rows and (best[0] is None or rows[-1][2] > best[0][1][-1][2]):
+        best[0] = (shape, rows)
+    return False
+
+
+def _key(c: Choice) -> tuple:
+    return tuple(tuple(sorted(d.items())) for d in (c.drift, c.a0, c.delta, c.interval))
+
+
+def _confirm(m: MultiDiPA, r: Loss, eps: Fraction) -> Loss | None:
+    """``r`` when it is a witness: adjacent inputs on one path from the initial
+    state (check_adjacent), the loss of an output event, a proven lower end > 2ε.
+    Its numbers are kept: recomputing them at a higher precision costs as much
+    again (the work is in the terms, not the digits), and the proven lower end
+    already accounts for the error (tests replay every witness with verify)."""
+    try:
+        check_adjacent(m, r.alpha, r.beta, Fraction(1))
+    except WitnessError:
+        return None
+    if r.observable and r.lower > 2 * _dec(eps):
+        return r
+    return None
+
+
+def _next_length(rows: list[tuple[int, float, float]], goal: float) -> int | None:
+    """The next number of turns to compute: 2 after 1, then where the growth of
+    the last two rows' lower ends, continued linearly, passes ``goal`` (at least
+    one more turn, at most MAX_LENGTH) -- the order sums of the turns skipped
+    are the expensive part.  None: the lower end stopped growing, or MAX_LENGTH
+    is reached."""
+    n, _, low = rows[-1]
+    if n >= MAX_LENGTH:
+        return None
+    if len(rows) == 1:
+        return n + 1
+    n0, _, low0 = rows[-2]
+    slope = (low - low0) / (n - n0)
+    if slope <= 0:
+        return None
+    need = math.ceil((goal - low) / slope) if goal > low else 1
+    return min(MAX_LENGTH, n + max(1, need))
 
 
 def witnesses(m: MultiDiPA, result, work: int = WITNESS_WORK) -> list[MultiWitness]:
@@ -930,7 +1113,7 @@ def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound
     _, shape, choice, eps = best
     alpha, beta = instantiate(m, shape, choice, 1)
     final = verify(m, alpha, beta, eps)
-    if final is None or final.lower <= 0:
+    if final is None or not final.observable or final.lower <= 0:
         return MultiLowerBound(Fraction(0), work=search.meter[0], reason="no positive loss verified")
     with decimal.localcontext(decimal.Context(prec=60, rounding=decimal.ROUND_FLOOR)):
         d_low = _round_down(final.lower / _dec(eps))
