@@ -37,16 +37,35 @@ exponential in the width of the 2-core (2^n orders for n draws all compared
 with the same two variables): its work (terms carried, down-sets visited) is
 counted and :class:`TooExpensive` is raised past the budget — never a guess.
 
+Output events
+-------------
+Evidence is about outputs.  The *output event* of a path is the set of runs
+on its inputs whose first outputs are the path's; :func:`output_paths` lists
+the paths of the automaton in it (same outputs, input read at the same
+steps: disjoint, since a state's guards are exclusive) and :func:`loss` sums
+their probabilities.  When the outputs determine the path that is the path
+alone; when some path with those outputs reads input at other steps, or
+there are more than MAX_EVENT_PATHS, the sum is not attempted, the loss is
+marked ``observable=False`` and is never used as evidence.
+
 Witnesses and lower bounds
 --------------------------
 :func:`witness` builds, for a "not private" answer of
 :func:`dslc.dipa.multivar.check_multi`, a path of the order product P of the
 shape of the violated condition (prefix · cycle^n · middle · cycle2^n ·
-suffix), adjacent inputs α, β and outputs, and verifies
-ln(Pr_α / Pr_β) at n = 1, 2, … until the lower end of the verified loss
-exceeds 2ε.  :func:`lower_bound` searches short paths of P for a "private"
-answer.  Both are bounded by counted work, never the clock; both recompute
-what they return from scratch (:func:`verify`).
+suffix), adjacent inputs α, β and outputs.  Per attempt (shape, ε ∈ {1, 4})
+coordinate ascent chooses the inputs for the growth of the output event's
+loss from n = 1 to 3 (a third of the work); the growth, continued linearly,
+orders the attempts (those within FAST_TURNS turns at once, the others by
+the turns they need) and picks the next n to compute (:func:`_next_length`),
+until the proven lower end of the loss exceeds 2ε; that instance is checked
+(adjacent, an output event) and returned.  "Not found within the work
+budget" means only that no instance tried got there before the counted work
+ran out.  :func:`lower_bound` searches short paths of P for a "private"
+answer.  Both are bounded by counted work, never the clock; the lower bound
+recomputes what it returns from scratch (:func:`verify`).  The replay data of
+either is ``loss.alpha`` / ``loss.beta``: plain :class:`Step` lists
+(transition, input, interval).
 """
 
 from __future__ import annotations
@@ -1121,5 +1140,6 @@ def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound
 
 
 __all__ = ["Loss", "MultiLowerBound", "MultiWitness", "PathError", "Step", "TooExpensive",
-           "WitnessError", "check_adjacent", "loss", "lower_bound", "path_probability", "verify",
+           "WitnessError", "NOT_AN_EVENT", "NOT_FOUND", "check_adjacent", "loss", "lower_bound", "observable",
+           "output_paths", "path_probability", "verify",
            "witness", "witnesses"]
