@@ -318,6 +318,36 @@ def test_an_output_event_sums_the_paths_with_its_outputs():
     assert lo.paths == 2 and abs(est - p) <= 6 * math.sqrt(p * (1 - p) / 40_000), (est, p)
 
 
+def test_pieces_of_a_split_branch_merge_back():
+    # the chain of test_an_increasing_chain..., its loop split on y (stored at the start):
+    # 2^n piece paths with the same outputs, one merged branch, probability 1/(n+1)!
+    m = _m([("q0", True, 1), ("q1", True, 1)],
+           [(0, (), 1, TOP, "xy"), (1, (("x", GE), ("y", GE)), 1, TOP, "x"), (1, (("x", GE), ("y", LT)), 1, TOP, "x")])
+    merged, index = mp.merged_pieces(m)
+    assert index == [0, 1, 1] and merged.transitions[1].guard == (Literal("x", GE),)
+    n = 7
+    steps = [Step(0, Fraction(0))] + [Step(1 + k % 2, Fraction(0)) for k in range(n)]
+    assert mp.output_paths(m, steps) is None                  # 2^7 piece paths: more than 64
+    lo = mp.loss(m, steps, steps, Fraction(1))
+    assert lo.observable and lo.paths == 1
+    assert _close(lo.pr_alpha, Fraction(1, math.factorial(n + 1)))
+    with pytest.raises(mp.PathError):
+        mp.loss(m, steps, steps[:-1] + [Step(2, Fraction(0))], Fraction(1))
+
+
+def test_a_violation_of_pieces_alone_has_no_witness():
+    # q1's `true / a` split on b: the pieces leak b (a leaking cycle of paths), the
+    # output `a` does not depend on the input at all
+    a = symbol("a")
+    m = _m([("q0", True, Fraction(1, 3)), ("q1", True, Fraction(1, 4))],
+           [(0, (), 1, symbol("⊥"), "bc"), (1, (("b", GE),), 0, a, ()), (1, (("b", LT),), 0, a, ())])
+    r = check_multi(m)
+    assert r.verdict == NOT_PRIVATE
+    assert check_multi(mp.merged_pieces(m)[0]).verdict == PRIVATE
+    w = mp.witness(m, r.violations[0])
+    assert not w.found and w.reason == mp.ONLY_PATHS
+
+
 def _two_ways() -> MultiDiPA:
     """q releases insample either way, to q (which reads the next input) or to r
     (which reads none): the outputs do not say which inputs were read."""
@@ -371,7 +401,7 @@ def _check_witness(m, w: mp.MultiWitness):
     """A found witness is an output event, adjacent, and replays from its plain steps
     (transition, α input, β input, interval) at full precision with loss > 2ε."""
     if not w.found:
-        assert w.reason.startswith(mp.NOT_FOUND) or w.reason in (mp.NOT_AN_EVENT,) or w.reason.startswith("no path")
+        assert w.reason.startswith(mp.NOT_FOUND) or w.reason in (mp.NOT_AN_EVENT, mp.ONLY_PATHS) or w.reason.startswith("no path")
         return False
     assert w.loss.observable and w.loss.paths >= 1
     mp.check_adjacent(m, w.loss.alpha, w.loss.beta, Fraction(1))

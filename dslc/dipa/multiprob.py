@@ -43,7 +43,8 @@ Evidence is about outputs.  The *output event* of a path is the set of runs
 on its inputs whose first outputs are the path's; :func:`output_paths` lists
 the paths of the automaton in it (same outputs, input read at the same
 steps: disjoint, since a state's guards are exclusive) and :func:`loss` sums
-their probabilities.  When the outputs determine the path that is the path
+their probabilities, on the automaton with the pieces of split branches
+merged back (:func:`merged_pieces`).  When the outputs determine the path that is the path
 alone; when some path with those outputs reads input at other steps, or
 there are more than MAX_EVENT_PATHS, the sum is not attempted, the loss is
 marked ``observable=False`` and is never used as evidence.
@@ -397,6 +398,50 @@ def output_paths(m: MultiDiPA, steps: list[Step], limit: int = MAX_EVENT_PATHS) 
     return found
 
 
+def merged_pieces(m: MultiDiPA) -> tuple[MultiDiPA, list[int]]:
+    """``m`` with its pieces merged, and per transition of ``m`` the index of the
+    merged transition it is part of.  Two transitions of a state with the same
+    output, target and stores whose guards are g ∧ L and g ∧ ¬L (the pieces a
+    first-match branch is split into, dslc.ir.dipaut_reader) become one with
+    guard g, repeatedly.  It is the same automaton -- the runs that take either
+    piece are those that take the merged transition -- as long as the variable
+    of L is stored wherever it is compared, which check_multi requires of an
+    automaton it decides.  Output events then sum fewer paths (one per branch
+    instead of one per piece: 2^n fewer for n turns of a split cycle)."""
+    from dslc.ir.multi_dipa import MTransition
+    groups: dict[tuple, list[tuple[frozenset, list[int]]]] = {}
+    for i, t in enumerate(m.transitions):
+        groups.setdefault((t.source, t.output, t.target, t.assigns), []).append((frozenset(t.guard), [i]))
+    merges = 0
+    for key, items in groups.items():
+        again = True
+        while again:
+            again = False
+            for a in range(len(items)):
+                for b in range(a + 1, len(items)):
+                    da, db = items[a][0] - items[b][0], items[b][0] - items[a][0]
+                    if len(da) == 1 and len(db) == 1 and next(iter(da)).negated() == next(iter(db)):
+                        joined = (items[a][0] & items[b][0], sorted(items[a][1] + items[b][1]))
+                        items = [x for k, x in enumerate(items) if k not in (a, b)] + [joined]
+                        again = True
+                        merges += 1
+                        break
+                if again:
+                    break
+        groups[key] = items
+    if not merges:
+        return m, list(range(len(m.transitions)))
+    out = MultiDiPA(m.name, list(m.states), [], m.initial)
+    index = [0] * len(m.transitions)
+    for (source, output, target, assigns), guard, members in sorted(
+            ((k, g, ms) for k, items in groups.items() for g, ms in items), key=lambda x: x[2][0]):
+        for i in members:
+            index[i] = len(out.transitions)
+        out.transitions.append(MTransition(source, tuple(sorted(guard)), target, output, assigns,
+                                           "+".join(m.transitions[i].label or f"t{i}" for i in members)))
+    return out, index
+
+
 def _event_probability(m: MultiDiPA, steps: list[Step], paths: list[list[int]], epsilon: Fraction,
                        meter, kw) -> Probability:
     """Σ Pr over ``paths`` with the inputs and intervals of ``steps`` (errors add)."""
@@ -412,21 +457,39 @@ def _event_probability(m: MultiDiPA, steps: list[Step], paths: list[list[int]], 
     return Probability(total, err, digits or 0, ctx.ln(total) if total > 0 else None)
 
 
+def _event_paths(m: MultiDiPA, steps: list[Step], merged=None):
+    """(merged automaton, the steps on it, the paths of its output event or None)."""
+    mm, index = merged if merged is not None else merged_pieces(m)
+    for s in steps:
+        if not 0 <= s.transition < len(m.transitions):
+            raise PathError(f"no transition {s.transition}")
+    on = [Step(index[s.transition], s.input, s.interval) for s in steps]
+    return mm, on, output_paths(mm, on)
+
+
 def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
-         meter: list[int] | None = None, event_only: bool = False, **kw) -> Loss | None:
+         meter: list[int] | None = None, event_only: bool = False, merged=None, **kw) -> Loss | None:
     """The verified loss of one witness candidate on its output event (see
-    :class:`Loss`); None when Pr_α's lower end is 0 or Pr_β is 0 (no finite proven
-    bound), or, with ``event_only``, when the output event cannot be summed
-    exactly (the searches never score anything else)."""
-    paths = output_paths(m, alpha)
-    if paths is None or len(paths) == 1:
-        if paths is None and event_only:
+    :class:`Loss`), summed over the paths of the automaton with its pieces merged
+    (:func:`merged_pieces`; ``merged`` its result, when the caller has it); None
+    when Pr_α's lower end is 0 or Pr_β is 0 (no finite proven bound), or, with
+    ``event_only``, when the output event cannot be summed exactly (the searches
+    never score anything else)."""
+    if len(alpha) != len(beta) or any(a.transition != b.transition for a, b in zip(alpha, beta)):
+        raise PathError("α and β are not one path")
+    mm, on_a, paths = _event_paths(m, alpha, merged)
+    if paths is None:
+        if event_only:
             return None
         pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
         pb = path_probability(m, beta, epsilon, meter=meter, **kw)
+    elif len(paths) == 1 and mm is m:
+        pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
+        pb = path_probability(m, beta, epsilon, meter=meter, **kw)
     else:
-        pa = _event_probability(m, alpha, paths, epsilon, meter, kw)
-        pb = _event_probability(m, beta, paths, epsilon, meter, kw)
+        on_b = [Step(a.transition, b.input, b.interval) for a, b in zip(on_a, beta)]
+        pa = _event_probability(mm, on_a, paths, epsilon, meter, kw)
+        pb = _event_probability(mm, on_b, paths, epsilon, meter, kw)
     ctx = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                           rounding=decimal.ROUND_FLOOR)
     low_a = ctx.subtract(pa.probability, pa.error)
@@ -756,6 +819,7 @@ class _Search:
         self.m, self.work, self.meter = m, work, [0]
         self.limit = work                   # the current attempt's share
         self.unsummable = 0                 # candidates whose output event was not summable
+        self.merged = merged_pieces(m)
 
     def score(self, shape: Shape, choice: Choice, n: int, eps: Fraction) -> Loss | None:
         self.meter[0] += 200
@@ -764,11 +828,11 @@ class _Search:
             raise _Spent()
         alpha, beta = instantiate(self.m, shape, choice, n)
         try:
-            if output_paths(self.m, alpha) is None:
+            if _event_paths(self.m, alpha, self.merged)[2] is None:
                 self.unsummable += 1        # not an event of outputs: never scored
                 return None
             return loss(self.m, alpha, beta, eps, meter=self.meter, rel_tol=1e-6, start_digits=12,
-                        budget=max(1, limit - self.meter[0]), event_only=True)
+                        budget=max(1, limit - self.meter[0]), event_only=True, merged=self.merged)
         except TooExpensive:
             if self.meter[0] > limit:
                 raise _Spent()
@@ -840,6 +904,8 @@ NOT_FOUND = "no witness found within the work budget"
 NOT_AN_EVENT = ("no witness found: the paths of the condition's form that were tried are not determined "
                 "by their outputs, and the probabilities of their output sequences could not be summed "
                 "exactly")
+ONLY_PATHS = ("no witness exists: the violation is one of paths, not of outputs -- with the pieces of its "
+              "split branches merged (the same outputs), the automaton is private")
 SOME_NOT_EVENTS = (" (some longer instances are not determined by their outputs, and the probabilities "
                    "of their output sequences could not be summed exactly)")
 
@@ -875,8 +941,12 @@ def witness(m: MultiDiPA, violation, work: int = WITNESS_WORK) -> MultiWitness:
 
     Returns ``found=False`` with a reason when no instance with a proven loss
     above 2ε turns up within ``work`` — never an unverified claim."""
-    from dslc.dipa.multivar import build_product
+    from dslc.dipa.multivar import PRIVATE, build_product, check_multi
     out = MultiWitness(violation.kind, violation.subkind, violation.variable, False)
+    merged, _ = merged_pieces(m)
+    if merged is not m and check_multi(merged).verdict == PRIVATE:
+        out.reason = ONLY_PATHS
+        return out
     try:
         p = build_product(m)
     except Exception as exc:            # noqa: BLE001 - the checker refused it already
@@ -1140,6 +1210,6 @@ def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound
 
 
 __all__ = ["Loss", "MultiLowerBound", "MultiWitness", "PathError", "Step", "TooExpensive",
-           "WitnessError", "NOT_AN_EVENT", "NOT_FOUND", "check_adjacent", "loss", "lower_bound", "observable",
-           "output_paths", "path_probability", "verify",
+           "WitnessError", "NOT_AN_EVENT", "NOT_FOUND", "ONLY_PATHS", "check_adjacent", "loss", "lower_bound", "observable",
+           "merged_pieces", "output_paths", "path_probability", "verify",
            "witness", "witnesses"]
