@@ -444,16 +444,18 @@ def merged_pieces(m: MultiDiPA) -> tuple[MultiDiPA, list[int]]:
 
 def _event_probability(m: MultiDiPA, steps: list[Step], paths: list[list[int]], epsilon: Fraction,
                        meter, kw) -> Probability:
-    """Σ Pr over ``paths`` with the inputs and intervals of ``steps`` (errors add)."""
+    """Σ Pr over ``paths`` with the inputs and intervals of ``steps``: the errors
+    add, and so does a bound on the rounding of the sum (at 100 digits)."""
+    ctx = decimal.Context(prec=100, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
     total = err = Decimal(0)
     digits = None
     for path in paths:
         alt = [Step(i, s.input, s.interval) for i, s in zip(path, steps)]
         pr = path_probability(m, alt, epsilon, meter=meter, **kw)
-        total += pr.probability
-        err += pr.error
+        total = ctx.add(total, pr.probability)
+        err = ctx.add(err, pr.error)
         digits = pr.digits if digits is None else min(digits, pr.digits)
-    ctx = decimal.Context(prec=max(digits or 60, 60), Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    err = ctx.add(err, ctx.multiply(total, Decimal(len(paths)).scaleb(-98)))   # rounding of the sums
     return Probability(total, err, digits or 0, ctx.ln(total) if total > 0 else None)
 
 
