@@ -1,13 +1,16 @@
 """Witnesses and lower bounds of dslc.dipa.multiprob on DiPAut's corpus (docs/multivariable.md).
 
-    python3 benchmarks/multiprob_corpus.py [--work 2000000] [--lower-work 150000] [--random 0]
+    python3 benchmarks/multiprob_corpus.py [--work 1000000] [--lower-work 150000] [--random 0]
 
 For every distinct file of tests/fixtures/dipaut: "not private" gets a
 witness per violation (found or not, n, ε, the proven lower end of the loss,
 seconds); "private" with d > 0 (files that read input) gets d_lower.  With
---random N it also runs N random automata with 2-3 variables
-(tests/dipa_strategies.multi_dipas) and counts the witnesses found and checks
-d_lower <= d.  Work is counted, so the results do not depend on the machine;
+--random N it also runs N random automata with 2-3 variables, half of them
+with branches split into pieces with equal outputs
+(tests/dipa_strategies.split_multi_dipas), counts the violations of the "not
+private" ones whose witness is found (all of them, each an output event),
+those that are violations of paths only (with split branches merged the
+automaton is private: no witness exists) and checks d_lower <= d.  Work is counted, so the results do not depend on the machine;
 the seconds do.
 """
 
@@ -69,18 +72,28 @@ def main() -> None:
 
     if args.random:
         from hypothesis import HealthCheck, Phase, given, settings
-        from tests.dipa_strategies import multi_dipas
-        counts = {"not private": 0, "found": 0, "private": 0, "d_lower > 0": 0}
+        from tests.dipa_strategies import split_multi_dipas
+        counts = {"not private": 0, "violations": 0, "found": 0, "not an event": 0,
+                  "paths only (no witness exists)": 0, "private": 0, "d_lower > 0": 0}
+        seconds: list[float] = []
 
         @settings(max_examples=args.random, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck), phases=[Phase.generate])
-        @given(multi_dipas(max_states=4))
+        @given(split_multi_dipas(max_states=4))
         def run(m):
             r = check_multi(m)
             if r.verdict == NOT_PRIVATE:
                 counts["not private"] += 1
-                w = mp.witness(m, r.violations[0], work)
-                counts["found"] += w.found
+                t = time.perf_counter()
+                for v in r.violations:
+                    w = mp.witness(m, v, work)
+                    counts["violations"] += 1
+                    counts["found"] += w.found
+                    counts["not an event"] += w.reason == mp.NOT_AN_EVENT
+                    counts["paths only (no witness exists)"] += w.reason == mp.ONLY_PATHS
+                    if w.found and not w.loss.observable:
+                        raise SystemExit("a witness that is not an output event")
+                seconds.append(time.perf_counter() - t)
             elif r.verdict == PRIVATE and r.d:
                 counts["private"] += 1
                 lb = mp.lower_bound(m, r, lower_work)
@@ -88,7 +101,11 @@ def main() -> None:
                     raise SystemExit(f"d_lower {lb.d_lower} exceeds d {r.d}")
                 counts["d_lower > 0"] += lb.d_lower > 0
         run()
+        seconds.sort()
         print("random:", counts)
+        if seconds:
+            print(f"seconds per not-private automaton: median {seconds[len(seconds) // 2]:.2f}, "
+                  f"max {seconds[-1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -101,3 +101,33 @@ def multi_dipas(draw, max_states: int = 5, max_vars: int = 3, input_p: float = 0
                 if draw(st.floats(0, 1)) < 0.35 else frozenset()
             m.transitions.append(MTransition(q, g, draw(st.integers(0, n - 1)), out, stores))
     return m
+
+
+def split_pieces(draw, m):
+    """Up to two transitions of ``m`` (not the first) split into two pieces on a
+    variable the first transition stores: the same output, target and stores, as
+    DiPAut's reader splits `if … elseif …` branches, so the output no longer
+    determines the piece taken.  Changes and returns ``m``."""
+    from dslc.ir.multi_dipa import GE, LT, Literal, MTransition
+    stored = sorted(m.transitions[0].assigns)
+    for _ in range(draw(st.integers(1, 2))):
+        if len(m.transitions) < 2:
+            break
+        i = draw(st.integers(1, len(m.transitions) - 1))
+        t = m.transitions[i]
+        free = [v for v in stored if v not in t.compares()]
+        if not free:
+            continue
+        v = draw(st.sampled_from(free))
+        m.transitions[i] = MTransition(t.source, tuple(sorted(t.guard + (Literal(v, GE),))), t.target,
+                                       t.output, t.assigns)
+        m.transitions.append(MTransition(t.source, tuple(sorted(t.guard + (Literal(v, LT),))), t.target,
+                                         t.output, t.assigns))
+    return m
+
+
+@st.composite
+def split_multi_dipas(draw, max_states: int = 5, split_p: float = 0.5):
+    """multi_dipas, with probability ``split_p`` with branches split (split_pieces)."""
+    m = draw(multi_dipas(max_states=max_states))
+    return split_pieces(draw, m) if draw(st.floats(0, 1)) < split_p else m

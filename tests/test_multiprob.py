@@ -5,9 +5,13 @@
   1/((n+1)(n+2)));
 - on single-variable paths the same numbers as dslc.dipa.prob.path_probability;
 - against a literal Monte Carlo simulation of the path (6 standard deviations);
-- every "not private" of DiPAut's corpus and of random automata: a witness
-  whose recomputed loss exceeds 2ε, or an explicit "not found within the work
-  budget"; every "private": d_lower ≤ d.
+- output events: the sum over the paths with the same outputs, against exact
+  values and a literal run of the automaton (Monte Carlo of the outputs);
+- every "not private" of DiPAut's corpus and of random automata (some with
+  branches split into pieces with equal outputs): a witness that is an output
+  event, adjacent, and whose recomputed loss exceeds 2ε, or an explicit "not
+  found"; every "private": an output event with d_lower ≤ d, whose
+  probabilities a literal run confirms.
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ from dslc.dipa.prob import Step
 from dslc.ir.dipa import OUT_INSAMPLE, OUT_INSAMPLE_PRIME, OutKind, symbol
 from dslc.ir.dipaut_reader import to_multi
 from dslc.ir.multi_dipa import GE, LT, Literal, MState, MTransition, MultiDiPA, from_dipa
-from tests.dipa_strategies import dipas, multi_dipas
+from tests.dipa_strategies import dipas, multi_dipas, split_multi_dipas, split_pieces
 
 FAST = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 CORPUS = Path(__file__).parent / "fixtures" / "dipaut"
 TOP = symbol("⊤")
+HALF = Fraction(1, 2)
 
 
 def _m(states, transitions) -> MultiDiPA:
@@ -232,18 +237,196 @@ def test_order_sums_agree_with_a_literal_simulation(m, seed):
     assert abs(est - p) <= 6 * math.sqrt(max(p * (1 - p), 1e-6) / n) + 1e-4, (est, p)
 
 
+# ------------------------------------------------------------------ output events
+def _simulate_outputs(m: MultiDiPA, steps: list[Step], eps: Fraction, n: int, rng) -> float:
+    """The automaton run literally, n runs at once, on the inputs of ``steps`` (consumed
+    in order at input states): the fraction of runs whose first outputs are those of
+    ``steps`` (a real output in the step's interval) -- the output event, whatever path
+    the runs take."""
+    inputs = [float(s.input) for s in steps if s.input is not None]
+    st_ = m.states
+    q = np.full(n, m.initial)
+    used = np.zeros(n, dtype=int)
+    ok = np.ones(n, dtype=bool)
+    held = {v: np.full(n, np.nan) for v in m.variables}
+    for s in steps:
+        want = m.transitions[s.transition].output
+        z, zp = np.full(n, np.nan), np.full(n, np.nan)
+        for k, state in enumerate(st_):
+            here = q == k
+            if not here.any():
+                continue
+            a = np.zeros(n)
+            if state.is_input:
+                ok &= ~(here & (used >= len(inputs)))          # no input left: the run stops
+                a[here] = [inputs[i] if i < len(inputs) else 0.0 for i in used[here]]
+                used[here] += 1
+            if state.d > 0:
+                z[here] = rng.laplace(float(state.mu) + a[here], 1 / float(state.d * eps))
+            if state.d_prime > 0:
+                zp[here] = rng.laplace(float(state.mu_prime) + a[here], 1 / float(state.d_prime * eps))
+        taken = np.zeros(n, dtype=bool)
+        nxt = q.copy()
+        stores = []
+        for t in m.transitions:
+            en = q == t.source
+            for lit in t.guard:
+                en &= (z >= held[lit.var]) if lit.op == GE else (z < held[lit.var])
+            match = en & (t.output == want)
+            if s.interval is not None and t.output.is_real:
+                w = zp if t.output.kind is OutKind.INSAMPLE_PRIME else z
+                lo, hi = s.interval
+                if lo is not None:
+                    match &= w > float(lo)
+                if hi is not None:
+                    match &= w < float(hi)
+            taken |= match
+            nxt[en] = t.target
+            stores += [(v, en) for v in t.assigns]
+        for v, en in stores:
+            held[v] = np.where(en, z, held[v])
+        ok &= taken
+        q = nxt
+    return float(ok.mean())
+
+
+def _range_monitor_split() -> MultiDiPA:
+    """The range monitor with its `else` split into two pieces (as DiPAut's reader
+    does): the output `⊥` does not determine the path."""
+    bot = symbol("⊥")
+    return _m([("a", False, 1), ("b", False, 1), ("c", True, 1), ("h", True, 1)],
+              [(0, (), 1, TOP, "l"), (1, (), 2, TOP, "r"), (2, (("l", GE), ("r", LT)), 2, TOP, ()),
+               (2, (("l", LT),), 3, bot, ()), (2, (("l", GE), ("r", GE)), 3, bot, ())])
+
+
+def test_an_output_event_sums_the_paths_with_its_outputs():
+    m = _range_monitor_split()
+    z = Fraction(0)
+    piece = [Step(0, None), Step(1, None), Step(3, z)]          # ⊥ by `insample < l`
+    assert not mp.observable(m, piece)
+    assert sorted(mp.output_paths(m, piece)) == [[0, 1, 3], [0, 1, 4]]
+    lo = mp.loss(m, piece, piece, Fraction(1))
+    assert lo.observable and lo.paths == 2
+    # i.i.d. draws: Pr[l <= z < r] = 1/6, so the output ⊥ has probability 5/6 (the piece alone: 1/2)
+    assert _close(lo.pr_alpha, Fraction(5, 6))
+    assert _close(mp.path_probability(m, piece, Fraction(1)), Fraction(1, 2))
+    # inside^2 then ⊥: 2 paths; and the literal run agrees
+    steps = [Step(0, None), Step(1, None), Step(2, Fraction(1)), Step(2, Fraction(-1)), Step(4, HALF)]
+    lo = mp.loss(m, steps, steps, Fraction(1, 2))
+    est = _simulate_outputs(m, steps, Fraction(1, 2), 40_000, np.random.default_rng(7))
+    p = float(lo.pr_alpha.probability)
+    assert lo.paths == 2 and abs(est - p) <= 6 * math.sqrt(p * (1 - p) / 40_000), (est, p)
+
+
+def test_pieces_of_a_split_branch_merge_back():
+    # the chain of test_an_increasing_chain..., its loop split on y (stored at the start):
+    # 2^n piece paths with the same outputs, one merged branch, probability 1/(n+1)!
+    m = _m([("q0", True, 1), ("q1", True, 1)],
+           [(0, (), 1, TOP, "xy"), (1, (("x", GE), ("y", GE)), 1, TOP, "x"), (1, (("x", GE), ("y", LT)), 1, TOP, "x")])
+    merged, index = mp.merged_pieces(m)
+    assert index == [0, 1, 1] and merged.transitions[1].guard == (Literal("x", GE),)
+    n = 7
+    steps = [Step(0, Fraction(0))] + [Step(1 + k % 2, Fraction(0)) for k in range(n)]
+    assert mp.output_paths(m, steps) is None                  # 2^7 piece paths: more than 64
+    lo = mp.loss(m, steps, steps, Fraction(1))
+    assert lo.observable and lo.paths == 1
+    assert _close(lo.pr_alpha, Fraction(1, math.factorial(n + 1)))
+    with pytest.raises(mp.PathError):
+        mp.loss(m, steps, steps[:-1] + [Step(2, Fraction(0))], Fraction(1))
+
+
+def test_a_violation_of_pieces_alone_has_no_witness():
+    # q1's `true / a` split on b: the pieces leak b (a leaking cycle of paths), the
+    # output `a` does not depend on the input at all
+    a = symbol("a")
+    m = _m([("q0", True, Fraction(1, 3)), ("q1", True, Fraction(1, 4))],
+           [(0, (), 1, symbol("⊥"), "bc"), (1, (("b", GE),), 0, a, ()), (1, (("b", LT),), 0, a, ())])
+    r = check_multi(m)
+    assert r.verdict == NOT_PRIVATE
+    assert check_multi(mp.merged_pieces(m)[0]).verdict == PRIVATE
+    w = mp.witness(m, r.violations[0])
+    assert not w.found and w.reason == mp.ONLY_PATHS
+
+
+def _two_ways() -> MultiDiPA:
+    """q releases insample either way, to q (which reads the next input) or to r
+    (which reads none): the outputs do not say which inputs were read."""
+    m = MultiDiPA("two-ways")
+    m.states += [MState("s", False, Fraction(1)), MState("q", True, Fraction(1)), MState("r", False, Fraction(1))]
+    m.transitions += [MTransition(0, (), 1, TOP, frozenset("x")),
+                      MTransition(1, (Literal("x", GE),), 1, OUT_INSAMPLE),
+                      MTransition(1, (Literal("x", LT),), 2, OUT_INSAMPLE),
+                      MTransition(2, (), 1, TOP)]
+    return m
+
+
+def test_a_path_whose_outputs_are_not_an_event_is_never_evidence():
+    m = _two_ways()
+    iv = (Fraction(0), None)
+    steps = [Step(0, None), Step(1, Fraction(0), iv), Step(1, Fraction(1), iv)]
+    assert mp.output_paths(m, steps) is None                     # [0, 2, 3] reads no input at step 3
+    lo = mp.loss(m, steps, steps, Fraction(1))
+    assert not lo.observable and lo.paths == 0
+    assert mp.loss(m, steps, steps, Fraction(1), event_only=True) is None
+    w = mp.witness(m, check_multi(m).violations[0], work=50_000)
+    assert not w.found and w.reason == mp.NOT_AN_EVENT
+
+
+@settings(FAST, max_examples=40)
+@given(split_multi_dipas(max_states=4, split_p=1.0), st.integers(0, 2**32), st.integers(1, 5))
+def test_output_event_probabilities_agree_with_a_literal_run(m, seed, length):
+    rnd = random.Random(seed)
+    try:
+        path = _product_walk(m, rnd, length)
+    except Exception:
+        return                       # the product refuses (a comparison before a store)
+    if not path:
+        return
+    steps = _random_steps(m, path, rnd)
+    eps = rnd.choice([Fraction(1, 2), Fraction(1)])
+    try:
+        lo = mp.loss(m, steps, steps, eps, event_only=True)
+    except (mp.PathError, mp.TooExpensive):
+        return
+    if lo is None:
+        return
+    n = 40_000
+    est = _simulate_outputs(m, steps, eps, n, np.random.default_rng(seed))
+    p = float(lo.pr_alpha.probability)
+    assert abs(est - p) <= 6 * math.sqrt(max(p * (1 - p), 1e-6) / n) + 1e-4, (est, p, lo.paths)
+
+
 # ------------------------------------------------------------------ witnesses and lower bounds
 def _check_witness(m, w: mp.MultiWitness):
+    """A found witness is an output event, adjacent, and replays from its plain steps
+    (transition, α input, β input, interval) at full precision with loss > 2ε."""
     if not w.found:
-        assert w.reason == "no witness found within the work budget" or w.reason.startswith("no path")
+        assert w.reason.startswith(mp.NOT_FOUND) or w.reason in (mp.NOT_AN_EVENT, mp.ONLY_PATHS) or w.reason.startswith("no path")
         return False
+    assert w.loss.observable and w.loss.paths >= 1
     mp.check_adjacent(m, w.loss.alpha, w.loss.beta, Fraction(1))
-    again = mp.loss(m, w.loss.alpha, w.loss.beta, w.loss.epsilon)
+    plain = [(a.transition, a.input, b.input, a.interval) for a, b in zip(w.loss.alpha, w.loss.beta)]
+    alpha = [Step(t, x, iv) for t, x, _, iv in plain]
+    beta = [Step(t, y, iv) for t, _, y, iv in plain]
+    again = mp.verify(m, alpha, beta, w.loss.epsilon, budget=None)
     eps = Decimal(w.loss.epsilon.numerator) / Decimal(w.loss.epsilon.denominator)
-    assert again is not None and again.lower > 2 * eps
+    assert again is not None and again.observable and again.lower > 2 * eps
+    assert abs(again.value - w.loss.value) <= Decimal("1e-6") * (1 + abs(again.value))
     lows = [low for _, _, low in w.rows]
     assert lows[-1] > 2 * float(eps) and all(b > a for a, b in zip(lows, lows[1:])), w.rows   # it grows
+    assert w.rows[-1][0] == w.length
     return True
+
+
+def _check_lower_bound(m, r, lb: mp.MultiLowerBound):
+    assert lb.d_lower <= r.d
+    if lb.loss is None:
+        assert lb.d_lower == 0
+        return
+    assert lb.loss.observable and lb.loss.paths >= 1
+    mp.check_adjacent(m, lb.loss.alpha, lb.loss.beta, Fraction(1))
+    eps = Decimal(lb.loss.epsilon.numerator) / Decimal(lb.loss.epsilon.denominator)
+    assert lb.loss.lower / eps >= Decimal(lb.d_lower.numerator) / Decimal(lb.d_lower.denominator)
 
 
 def _corpus():
@@ -263,29 +446,25 @@ def test_corpus_witnesses_and_lower_bounds():
         if r.verdict == NOT_PRIVATE:
             for v in r.violations[:1]:
                 total += 1
-                w = mp.witness(m, v, work=200_000)
-                if _check_witness(m, w):
+                if _check_witness(m, mp.witness(m, v)):
                     found += 1
-                    assert w.loss.observable, f      # the corpus has output distinction
         elif r.verdict == PRIVATE and r.d and "non_input" not in f.name:
-            lb = mp.lower_bound(m, r, work=10_000)
-            assert lb.d_lower <= r.d, f
-            if lb.loss is not None:
-                mp.check_adjacent(m, lb.loss.alpha, lb.loss.beta, Fraction(1))
+            _check_lower_bound(m, r, mp.lower_bound(m, r, work=10_000))
     assert total == 23
-    assert found >= 20, (found, total)         # measured: 20 of 23 distinct files at this work
+    # measured: 21 of 23 at the default work; the two left are DP001 on a cycle of rate 1/6
+    # whose order sums of 7+ turns exceed it (docs/multivariable.md)
+    assert found >= 21, (found, total)
 
 
 @settings(FAST, max_examples=40)
-@given(multi_dipas(max_states=4))
+@given(split_multi_dipas(max_states=4))
 def test_random_automata_witnesses_replay_and_lower_bounds_stay_below_d(m):
     r = check_multi(m)
     if r.verdict == NOT_PRIVATE:
         for v in r.violations[:2]:
             _check_witness(m, mp.witness(m, v, work=40_000))
     elif r.verdict == PRIVATE and r.d:
-        lb = mp.lower_bound(m, r, work=8_000)
-        assert lb.d_lower <= r.d
+        _check_lower_bound(m, r, mp.lower_bound(m, r, work=8_000))
 
 
 RATES = [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(1, 3)]
@@ -321,3 +500,27 @@ def test_threshold_loops_lower_bounds_stay_below_d(m):
     assert 0 < lb.d_lower <= r.d
     eps = Decimal(lb.loss.epsilon.numerator) / Decimal(lb.loss.epsilon.denominator)
     assert lb.loss.lower / eps >= Decimal(lb.d_lower.numerator) / Decimal(lb.d_lower.denominator)
+
+
+@st.composite
+def split_threshold_loops(draw):
+    return split_pieces(draw, draw(threshold_loops()))
+
+
+@settings(FAST, max_examples=12)
+@given(st.one_of(split_threshold_loops(), split_multi_dipas(max_states=4)), st.integers(0, 2**32))
+def test_lower_bound_witnesses_are_output_events_of_a_literal_run(m, seed):
+    """Pr_α and Pr_β of a lower bound's witness are the probabilities that a literal
+    run of the automaton on α (β) gives the witness's outputs."""
+    r = check_multi(m)
+    if r.verdict != PRIVATE or not r.d:
+        return
+    lb = mp.lower_bound(m, r, work=8_000)
+    _check_lower_bound(m, r, lb)
+    if lb.loss is None:
+        return
+    n = 40_000
+    for steps, pr in ((lb.loss.alpha, lb.loss.pr_alpha), (lb.loss.beta, lb.loss.pr_beta)):
+        est = _simulate_outputs(m, steps, lb.loss.epsilon, n, np.random.default_rng(seed))
+        p = float(pr.probability)
+        assert abs(est - p) <= 6 * math.sqrt(max(p * (1 - p), 1e-6) / n) + 1e-4, (est, p, lb.loss.paths)

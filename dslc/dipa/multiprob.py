@@ -37,21 +37,42 @@ exponential in the width of the 2-core (2^n orders for n draws all compared
 with the same two variables): its work (terms carried, down-sets visited) is
 counted and :class:`TooExpensive` is raised past the budget — never a guess.
 
+Output events
+-------------
+Evidence is about outputs.  The *output event* of a path is the set of runs
+on its inputs whose first outputs are the path's; :func:`output_paths` lists
+the paths of the automaton in it (same outputs, input read at the same
+steps: disjoint, since a state's guards are exclusive) and :func:`loss` sums
+their probabilities, on the automaton with the pieces of split branches
+merged back (:func:`merged_pieces`).  When the outputs determine the path that is the path
+alone; when some path with those outputs reads input at other steps, or
+there are more than MAX_EVENT_PATHS, the sum is not attempted, the loss is
+marked ``observable=False`` and is never used as evidence.
+
 Witnesses and lower bounds
 --------------------------
 :func:`witness` builds, for a "not private" answer of
 :func:`dslc.dipa.multivar.check_multi`, a path of the order product P of the
 shape of the violated condition (prefix · cycle^n · middle · cycle2^n ·
-suffix), adjacent inputs α, β and outputs, and verifies
-ln(Pr_α / Pr_β) at n = 1, 2, … until the lower end of the verified loss
-exceeds 2ε.  :func:`lower_bound` searches short paths of P for a "private"
-answer.  Both are bounded by counted work, never the clock; both recompute
-what they return from scratch (:func:`verify`).
+suffix), adjacent inputs α, β and outputs.  Per attempt (shape, ε ∈ {1, 4})
+coordinate ascent chooses the inputs for the growth of the output event's
+loss from n = 1 to 3 (a third of the work); the growth, continued linearly,
+orders the attempts (those within FAST_TURNS turns at once, the others by
+the turns they need) and picks the next n to compute (:func:`_next_length`),
+until the proven lower end of the loss exceeds 2ε; that instance is checked
+(adjacent, an output event) and returned.  "Not found within the work
+budget" means only that no instance tried got there before the counted work
+ran out.  :func:`lower_bound` searches short paths of P for a "private"
+answer.  Both are bounded by counted work, never the clock; the lower bound
+recomputes what it returns from scratch (:func:`verify`).  The replay data of
+either is ``loss.alpha`` / ``loss.beta``: plain :class:`Step` lists
+(transition, input, interval).
 """
 
 from __future__ import annotations
 
 import decimal
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -299,9 +320,28 @@ def path_probability(m: MultiDiPA, steps: list[Step], epsilon: Fraction, rel_tol
 
 
 # =========================================================================== losses
+MAX_EVENT_PATHS = 64          # paths of one output sequence summed exactly (else: not an event)
+
+
 @dataclass
 class Loss:
-    """ln(Pr_α / Pr_β) at ε for one path and outputs: the value and a proven lower end."""
+    """ln(Pr_α(E) / Pr_β(E)) at ε and a proven lower end, E the *output event* of
+    the path: the runs on the path's inputs whose first outputs are the path's
+    (a symbol, or a real output in the step's interval).
+
+    ``alpha`` and ``beta`` are the replay data: step k is transition
+    ``alpha[k].transition`` with inputs ``alpha[k].input`` / ``beta[k].input``
+    (None at a state that reads none) and, for a real output, the interval
+    ``alpha[k].interval`` (the same in β); they are plain
+    :class:`dslc.dipa.prob.Step` values, so ``[(a.transition, a.input, b.input,
+    a.interval) for a, b in zip(loss.alpha, loss.beta)]`` is the whole witness.
+
+    ``paths`` is the number of paths of the automaton in E (1: the outputs
+    determine the path); ``pr_alpha``/``pr_beta`` are the sums over them.
+    ``observable`` is False only when E could not be summed exactly (more than
+    :data:`MAX_EVENT_PATHS` paths, or paths that read input at other steps): then
+    the numbers are those of the one path (a loss of paths, Definition 5, not
+    of the outputs), and no witness or lower bound is ever made of it."""
     epsilon: Fraction
     alpha: list[Step]
     beta: list[Step]
@@ -309,22 +349,149 @@ class Loss:
     pr_beta: Probability
     value: Decimal                 # ln Pr_α − ln Pr_β (the computed values)
     lower: Decimal                 # ln(Pr_α − err_α) − ln(Pr_β + err_β), rounded down
-    observable: bool = True        # the outputs determine the path (see observable())
+    observable: bool = True        # the numbers are the output event's (see above)
+    paths: int = 1                 # paths of the automaton summed (0: not summed, observable False)
 
     def to_json(self) -> dict:
         return {"epsilon": str(self.epsilon), "loss": float(self.value), "loss_lower": float(self.lower),
-                "observable": self.observable,
+                "observable": self.observable, "paths": self.paths,
                 "pr_alpha": float(self.pr_alpha.probability), "pr_beta": float(self.pr_beta.probability),
                 "inputs_alpha": [None if s.input is None else str(s.input) for s in self.alpha],
                 "inputs_beta": [None if s.input is None else str(s.input) for s in self.beta]}
 
 
+def output_paths(m: MultiDiPA, steps: list[Step], limit: int = MAX_EVENT_PATHS) -> list[list[int]] | None:
+    """The transition lists of every path of ``m`` from the path's first state with
+    the outputs of ``steps`` that reads input at exactly the same steps (so it
+    consumes the same inputs): the paths whose union is the output event.  The
+    paths are disjoint events (a state's guards are exclusive).  None when there
+    are more than ``limit`` or when some path with these outputs reads input at
+    other steps (the event would need other inputs: not summed exactly), or
+    when the enumeration meets too many partial paths."""
+    if not steps:
+        return None
+    ts, st, edges = m.transitions, m.states, m.out_edges()
+    for s in steps:
+        if not 0 <= s.transition < len(ts):
+            raise PathError(f"no transition {s.transition}")
+    reads = [st[ts[s.transition].source].is_input for s in steps]
+    outs = [ts[s.transition].output for s in steps]
+    found: list[list[int]] = []
+    stack: list[tuple[int, list[int]]] = [(ts[steps[0].transition].source, [])]
+    pops = 0
+    while stack:
+        q, path = stack.pop()
+        pops += 1
+        if pops > 4 * limit * (len(steps) + 1):      # dead ends: too many partial paths
+            return None
+        k = len(path)
+        if k == len(steps):
+            found.append(path)
+            if len(found) > limit:
+                return None
+            continue
+        if st[q].is_input != reads[k]:
+            return None
+        for i in edges[q]:
+            if ts[i].output == outs[k]:
+                stack.append((ts[i].target, path + [i]))
+    return found
+
+
+def merged_pieces(m: MultiDiPA) -> tuple[MultiDiPA, list[int]]:
+    """``m`` with its pieces merged, and per transition of ``m`` the index of the
+    merged transition it is part of.  Two transitions of a state with the same
+    output, target and stores whose guards are g ∧ L and g ∧ ¬L (the pieces a
+    first-match branch is split into, dslc.ir.dipaut_reader) become one with
+    guard g, repeatedly.  It is the same automaton -- the runs that take either
+    piece are those that take the merged transition -- as long as the variable
+    of L is stored wherever it is compared, which check_multi requires of an
+    automaton it decides.  Output events then sum fewer paths (one per branch
+    instead of one per piece: 2^n fewer for n turns of a split cycle)."""
+    from dslc.ir.multi_dipa import MTransition
+    groups: dict[tuple, list[tuple[frozenset, list[int]]]] = {}
+    for i, t in enumerate(m.transitions):
+        groups.setdefault((t.source, t.output, t.target, t.assigns), []).append((frozenset(t.guard), [i]))
+    merges = 0
+    for key, items in groups.items():
+        again = True
+        while again:
+            again = False
+            for a in range(len(items)):
+                for b in range(a + 1, len(items)):
+                    da, db = items[a][0] - items[b][0], items[b][0] - items[a][0]
+                    if len(da) == 1 and len(db) == 1 and next(iter(da)).negated() == next(iter(db)):
+                        joined = (items[a][0] & items[b][0], sorted(items[a][1] + items[b][1]))
+                        items = [x for k, x in enumerate(items) if k not in (a, b)] + [joined]
+                        again = True
+                        merges += 1
+                        break
+                if again:
+                    break
+        groups[key] = items
+    if not merges:
+        return m, list(range(len(m.transitions)))
+    out = MultiDiPA(m.name, list(m.states), [], m.initial)
+    index = [0] * len(m.transitions)
+    for (source, output, target, assigns), guard, members in sorted(
+            ((k, g, ms) for k, items in groups.items() for g, ms in items), key=lambda x: x[2][0]):
+        for i in members:
+            index[i] = len(out.transitions)
+        out.transitions.append(MTransition(source, tuple(sorted(guard)), target, output, assigns,
+                                           "+".join(m.transitions[i].label or f"t{i}" for i in members)))
+    return out, index
+
+
+def _event_probability(m: MultiDiPA, steps: list[Step], paths: list[list[int]], epsilon: Fraction,
+                       meter, kw) -> Probability:
+    """Σ Pr over ``paths`` with the inputs and intervals of ``steps``: the errors
+    add, and so does a bound on the rounding of the sum (at 100 digits)."""
+    ctx = decimal.Context(prec=100, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    total = err = Decimal(0)
+    digits = None
+    for path in paths:
+        alt = [Step(i, s.input, s.interval) for i, s in zip(path, steps)]
+        pr = path_probability(m, alt, epsilon, meter=meter, **kw)
+        total = ctx.add(total, pr.probability)
+        err = ctx.add(err, pr.error)
+        digits = pr.digits if digits is None else min(digits, pr.digits)
+    err = ctx.add(err, ctx.multiply(total, Decimal(len(paths)).scaleb(-98)))   # rounding of the sums
+    return Probability(total, err, digits or 0, ctx.ln(total) if total > 0 else None)
+
+
+def _event_paths(m: MultiDiPA, steps: list[Step], merged=None):
+    """(merged automaton, the steps on it, the paths of its output event or None)."""
+    mm, index = merged if merged is not None else merged_pieces(m)
+    for s in steps:
+        if not 0 <= s.transition < len(m.transitions):
+            raise PathError(f"no transition {s.transition}")
+    on = [Step(index[s.transition], s.input, s.interval) for s in steps]
+    return mm, on, output_paths(mm, on)
+
+
 def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
-         meter: list[int] | None = None, **kw) -> Loss | None:
-    """The verified loss of one witness candidate; None when Pr_α's lower end is 0
-    or Pr_β is 0 (no finite proven bound)."""
-    pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
-    pb = path_probability(m, beta, epsilon, meter=meter, **kw)
+         meter: list[int] | None = None, event_only: bool = False, merged=None, **kw) -> Loss | None:
+    """The verified loss of one witness candidate on its output event (see
+    :class:`Loss`), summed over the paths of the automaton with its pieces merged
+    (:func:`merged_pieces`; ``merged`` its result, when the caller has it); None
+    when Pr_α's lower end is 0 or Pr_β is 0 (no finite proven bound), or, with
+    ``event_only``, when the output event cannot be summed exactly (the searches
+    never score anything else)."""
+    if len(alpha) != len(beta) or any(a.transition != b.transition for a, b in zip(alpha, beta)):
+        raise PathError("α and β are not one path")
+    mm, on_a, paths = _event_paths(m, alpha, merged)
+    if paths is None:
+        if event_only:
+            return None
+        pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
+        pb = path_probability(m, beta, epsilon, meter=meter, **kw)
+    elif len(paths) == 1 and mm is m:
+        pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
+        pb = path_probability(m, beta, epsilon, meter=meter, **kw)
+    else:
+        on_b = [Step(a.transition, b.input, b.interval) for a, b in zip(on_a, beta)]
+        pa = _event_probability(mm, on_a, paths, epsilon, meter, kw)
+        pb = _event_probability(mm, on_b, paths, epsilon, meter, kw)
     ctx = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                           rounding=decimal.ROUND_FLOOR)
     low_a = ctx.subtract(pa.probability, pa.error)
@@ -333,15 +500,15 @@ def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
         return None
     lower = ctx.subtract(ctx.subtract(ctx.ln(low_a), ctx.ln(high_b)), Decimal("1e-40"))
     return Loss(Fraction(epsilon), alpha, beta, pa, pb, pa.log_probability - pb.log_probability, lower,
-                observable(m, alpha))
+                paths is not None, 0 if paths is None else len(paths))
 
 
 def observable(m: MultiDiPA, steps: list[Step]) -> bool:
     """Whether the outputs of the path determine it: at every step, no other
-    transition of the state has the same output.  Otherwise (pieces of one
-    first-match branch, split by dslc.ir.dipaut_reader) the loss is one of paths
-    (Definition 5, which the checker decides), and the loss of the output
-    sequence alone may be smaller."""
+    transition of the state has the same output (pieces of one first-match
+    branch, split by dslc.ir.dipaut_reader, have the same output).  A path that
+    is not observable still has an output event (:func:`output_paths`), which
+    :func:`loss` sums."""
     edges = m.out_edges()
     for s in steps:
         t = m.transitions[s.transition]
@@ -351,10 +518,13 @@ def observable(m: MultiDiPA, steps: list[Step]) -> bool:
 
 
 def verify(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
-           meter: list[int] | None = None, budget: int | None = PROB_BUDGET) -> Loss | None:
-    """Check adjacency and recompute the loss at full precision (rel_tol 1e-20)."""
+           meter: list[int] | None = None, budget: int | None = PROB_BUDGET,
+           rel_tol: float = 1e-20, start_digits: int = 30) -> Loss | None:
+    """Check adjacency and recompute the loss of the output event from scratch
+    (relative tolerance ``rel_tol``; the proven lower end accounts for the error)."""
     check_adjacent(m, alpha, beta, Fraction(1))     # sensitivity 1, as in the checker
-    return loss(m, alpha, beta, epsilon, meter=meter, budget=budget)
+    return loss(m, alpha, beta, epsilon, meter=meter, budget=budget, rel_tol=rel_tol,
+                start_digits=start_digits)
 
 
 # =========================================================================== shapes on P
@@ -650,6 +820,8 @@ class _Search:
     def __init__(self, m: MultiDiPA, work: int):
         self.m, self.work, self.meter = m, work, [0]
         self.limit = work                   # the current attempt's share
+        self.unsummable = 0                 # candidates whose output event was not summable
+        self.merged = merged_pieces(m)
 
     def score(self, shape: Shape, choice: Choice, n: int, eps: Fraction) -> Loss | None:
         self.meter[0] += 200
@@ -658,8 +830,11 @@ class _Search:
             raise _Spent()
         alpha, beta = instantiate(self.m, shape, choice, n)
         try:
+            if _event_paths(self.m, alpha, self.merged)[2] is None:
+                self.unsummable += 1        # not an event of outputs: never scored
+                return None
             return loss(self.m, alpha, beta, eps, meter=self.meter, rel_tol=1e-6, start_digits=12,
-                        budget=max(1, limit - self.meter[0]))
+                        budget=max(1, limit - self.meter[0]), event_only=True, merged=self.merged)
         except TooExpensive:
             if self.meter[0] > limit:
                 raise _Spent()
@@ -722,10 +897,19 @@ class _Search:
 
 
 # =========================================================================== witnesses
-WITNESS_WORK = 2_000_000       # counted work per violation (about 1–7 s here)
-WITNESS_LENGTHS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16)
-VERIFY_BUDGET = 20_000_000     # terms of the final recomputation at full precision
+WITNESS_WORK = 1_000_000       # counted work per violation (0.1–1.4 s here; docs/multivariable.md)
+MAX_LENGTH = 16                # turns of a repeated segment at most
 WITNESS_EPSILONS = (Fraction(1), Fraction(4))
+
+
+NOT_FOUND = "no witness found within the work budget"
+NOT_AN_EVENT = ("no witness found: the paths of the condition's form that were tried are not determined "
+                "by their outputs, and the probabilities of their output sequences could not be summed "
+                "exactly")
+ONLY_PATHS = ("no witness exists: the violation is one of paths, not of outputs -- with the pieces of its "
+              "split branches merged (the same outputs), the automaton is private")
+SOME_NOT_EVENTS = (" (some longer instances are not determined by their outputs, and the probabilities "
+                   "of their output sequences could not be summed exactly)")
 
 
 @dataclass
@@ -759,8 +943,12 @@ def witness(m: MultiDiPA, violation, work: int = WITNESS_WORK) -> MultiWitness:
 
     Returns ``found=False`` with a reason when no instance with a proven loss
     above 2ε turns up within ``work`` — never an unverified claim."""
-    from dslc.dipa.multivar import build_product
+    from dslc.dipa.multivar import PRIVATE, build_product, check_multi
     out = MultiWitness(violation.kind, violation.subkind, violation.variable, False)
+    merged, _ = merged_pieces(m)
+    if merged is not m and check_multi(merged).verdict == PRIVATE:
+        out.reason = ONLY_PATHS
+        return out
     try:
         p = build_product(m)
     except Exception as exc:            # noqa: BLE001 - the checker refused it already
@@ -771,52 +959,138 @@ def witness(m: MultiDiPA, violation, work: int = WITNESS_WORK) -> MultiWitness:
         out.reason = "no path of the condition's form was found in the order product"
         return out
     search = _Search(m, work)
-    best: tuple[Shape, list] | None = None
     attempts = [(shape, eps) for shape in shapes for eps in WITNESS_EPSILONS]
+    best: list = [None]                    # (shape, rows) with the highest last lower end
     chosen: dict[int, Choice] = {}         # per shape: the inputs chosen at the previous ε
+    later: list[tuple[float, int, Shape, Fraction, Choice, list[Loss]]] = []
+    spent_choosing = 0
+    # 1. per attempt (shape, ε): inputs that make the loss grow from one turn to
+    #    three (a third of the work in all); the rows at once when the growth,
+    #    continued, passes 2ε within FAST_TURNS turns, else later
     for index, (shape, eps) in enumerate(attempts):
+        left = work // 3 - spent_choosing
+        if left <= 0 or search.meter[0] >= work:
+            break
+        before = search.meter[0]
+        search.limit = before + left // (len(attempts) - index)
+        seen: dict[tuple, tuple[Loss, Loss]] = {}
+
+        def growth(c, shape=shape, eps=eps, seen=seen):
+            a = search.score(shape, c, 1, eps)
+            b = search.score(shape, c, 3, eps) if a is not None else None
+            if a is None or b is None:
+                return None
+            seen[_key(c)] = (a, b)
+            return b.lower - a.lower + b.lower / 8
+
+        seeds = _seeds(m, shape, violation.variable) + ([chosen[id(shape)]] if id(shape) in chosen else [])
+        choice, g = search.improve(shape, seeds, growth)
+        spent_choosing += search.meter[0] - before
+        if g is None or g <= 0 or _key(choice) not in seen:
+            continue
+        chosen[id(shape)] = choice
+        r1, r3 = seen[_key(choice)]
+        turns = _turns(r1, r3, eps)
+        if turns <= FAST_TURNS:
+            search.limit = search.meter[0] + (work - search.meter[0]) // (len(attempts) - index)
+            if _rows(m, search, shape, eps, choice, [r1, r3], out, best):
+                return out
+        elif turns < math.inf:
+            later.append((turns, index, shape, eps, choice, [r1, r3]))
+    # 2. the others, the one that needs the fewest turns (extrapolated) first,
+    #    with half of what is left (the last one: all of it)
+    later.sort(key=lambda x: x[:2])
+    for index, (turns, _, shape, eps, choice, done) in enumerate(later):
         left = work - search.meter[0]
         if left <= 0:
             break
-        # a third of this attempt's share chooses the inputs, the rest computes the rows
-        search.limit = search.meter[0] + left // (3 * (len(attempts) - index))
-        rows: list[tuple[int, float, float]] = []
-        try:
-            # inputs that make the loss grow from one turn to three
-            def growth(c, shape=shape, eps=eps):
-                a = search.score(shape, c, 1, eps)
-                b = search.score(shape, c, 3, eps)
-                if a is None or b is None:
-                    return None
-                return b.lower - a.lower + b.lower / 8
-            seeds = _seeds(m, shape, violation.variable) + ([chosen[id(shape)]] if id(shape) in chosen else [])
-            choice, g = search.improve(shape, seeds, growth)
-            if g is None or g <= 0:
-                continue
-            chosen[id(shape)] = choice
-            search.limit = search.meter[0] + (work - search.meter[0]) // (len(attempts) - index)
-            for n in WITNESS_LENGTHS:
-                r = search.score(shape, choice, n, eps)
-                if r is None:
-                    break
-                rows.append((n, float(r.value), float(r.lower)))
-                if r.lower > 2 * _dec(eps):
-                    try:
-                        final = verify(m, r.alpha, r.beta, eps, budget=VERIFY_BUDGET)
-                    except TooExpensive:
-                        final = None
-                    if final is not None and final.lower > 2 * _dec(eps):
-                        out.found, out.shape, out.rows, out.loss, out.length = True, shape, rows, final, n
-                        return out
-                    break
-        except _Spent:
-            pass
-        if rows and (best is None or rows[-1][2] > best[1][-1][2]):
-            best = (shape, rows)
-    if best is not None:
-        out.shape, out.rows = best
-    out.reason = "no witness found within the work budget"
+        search.limit = search.meter[0] + (left if index == len(later) - 1 else left // 2)
+        if _rows(m, search, shape, eps, choice, done, out, best):
+            return out
+    if best[0] is not None:
+        out.shape, out.rows = best[0]
+    out.reason = NOT_FOUND
+    if search.unsummable:
+        out.reason = NOT_AN_EVENT if best[0] is None else NOT_FOUND + SOME_NOT_EVENTS
     return out
+
+
+FAST_TURNS = 6                 # rows computed at once when the growth reaches 2ε within these turns
+
+
+def _turns(r1: Loss, r3: Loss, eps: Fraction) -> float:
+    """The turns after which the lower end, growing as from n = 1 to 3, passes 2ε."""
+    if r1.lower > 2 * _dec(eps):
+        return 1
+    slope = (float(r3.lower) - float(r1.lower)) / 2
+    return 1 + (2 * float(eps) - float(r1.lower)) / slope if slope > 0 else math.inf
+
+
+def _rows(m: MultiDiPA, search: "_Search", shape: Shape, eps: Fraction, choice: Choice, done: list[Loss],
+          out: MultiWitness, best: list) -> bool:
+    """n = 1, 3 (``done``), then :func:`_next_length` until a confirmed witness
+    (filled into ``out``: True), the growth stops, or the attempt's work is spent."""
+    rows: list[tuple[int, float, float]] = []
+    todo = [1, 3]
+    try:
+        while todo:
+            n = todo.pop(0)
+            r = done.pop(0) if done else search.score(shape, choice, n, eps)
+            if r is None:
+                break
+            rows.append((n, float(r.value), float(r.lower)))
+            if r.lower > 2 * _dec(eps):
+                found = _confirm(m, r, eps)
+                if found is not None:
+                    out.found, out.shape, out.rows, out.loss, out.length = True, shape, rows, found, n
+                    return True
+                break
+            if not todo:
+                nxt = _next_length(rows, 2 * float(eps))
+                todo = [] if nxt is None else [nxt]
+    except _Spent:
+        pass
+    if rows and (best[0] is None or rows[-1][2] > best[0][1][-1][2]):
+        best[0] = (shape, rows)
+    return False
+
+
+def _key(c: Choice) -> tuple:
+    return tuple(tuple(sorted(d.items())) for d in (c.drift, c.a0, c.delta, c.interval))
+
+
+def _confirm(m: MultiDiPA, r: Loss, eps: Fraction) -> Loss | None:
+    """``r`` when it is a witness: adjacent inputs on one path from the initial
+    state (check_adjacent), the loss of an output event, a proven lower end > 2ε.
+    Its numbers are kept: recomputing them at a higher precision costs as much
+    again (the work is in the terms, not the digits), and the proven lower end
+    already accounts for the error (tests replay every witness with verify)."""
+    try:
+        check_adjacent(m, r.alpha, r.beta, Fraction(1))
+    except WitnessError:
+        return None
+    if r.observable and r.lower > 2 * _dec(eps):
+        return r
+    return None
+
+
+def _next_length(rows: list[tuple[int, float, float]], goal: float) -> int | None:
+    """The next number of turns to compute: 2 after 1, then where the growth of
+    the last two rows' lower ends, continued linearly, passes ``goal`` (at least
+    one more turn, at most MAX_LENGTH) -- the order sums of the turns skipped
+    are the expensive part.  None: the lower end stopped growing, or MAX_LENGTH
+    is reached."""
+    n, _, low = rows[-1]
+    if n >= MAX_LENGTH:
+        return None
+    if len(rows) == 1:
+        return n + 1
+    n0, _, low0 = rows[-2]
+    slope = (low - low0) / (n - n0)
+    if slope <= 0:
+        return None
+    need = math.ceil((goal - low) / slope) if goal > low else 1
+    return min(MAX_LENGTH, n + max(1, need))
 
 
 def witnesses(m: MultiDiPA, result, work: int = WITNESS_WORK) -> list[MultiWitness]:
@@ -930,7 +1204,7 @@ def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound
     _, shape, choice, eps = best
     alpha, beta = instantiate(m, shape, choice, 1)
     final = verify(m, alpha, beta, eps)
-    if final is None or final.lower <= 0:
+    if final is None or not final.observable or final.lower <= 0:
         return MultiLowerBound(Fraction(0), work=search.meter[0], reason="no positive loss verified")
     with decimal.localcontext(decimal.Context(prec=60, rounding=decimal.ROUND_FLOOR)):
         d_low = _round_down(final.lower / _dec(eps))
@@ -938,5 +1212,6 @@ def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound
 
 
 __all__ = ["Loss", "MultiLowerBound", "MultiWitness", "PathError", "Step", "TooExpensive",
-           "WitnessError", "check_adjacent", "loss", "lower_bound", "path_probability", "verify",
+           "WitnessError", "NOT_AN_EVENT", "NOT_FOUND", "ONLY_PATHS", "check_adjacent", "loss", "lower_bound", "observable",
+           "merged_pieces", "output_paths", "path_probability", "verify",
            "witness", "witnesses"]
