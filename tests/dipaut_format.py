@@ -302,7 +302,16 @@ REASONS = {
         "q4 -> q5 stores nothing, then the G_v-cycle at q5), but q4's branches 'insample > v && insample < w' "
         "(to q5) and 'insample > v && insample > w' (to q6) both output otop: without output distinction "
         "dslc does not claim that the outputs leak.  DiPAut itself says 'Automata is not well-formed' "
-        "(its output-distinction test), not 'not differentially private'.",
+        "(its output-distinction test), not 'not differentially private'."
+        " Evidence that the leak is real all the same: dslc's witness search (dslc.dipa.multiprob.witness) finds the leaking pair's witness path"
+        ' (q4 looped n times, q4 -> q5 on otop, q5 looped n times); its output event is that one path, '
+        'because q6 halts and so the outputs after otop tell q5 from q6.  At ε = 1 its loss grows 0.729, '
+        '1.17, 1.63, 2.09 for n = 1..4, above 2ε at n = 4: `dslc prob '
+        'tests/fixtures/dipaut/simple_examples/two_range_1.dipa --epsilon 1 --inputs=-1,0,0,0,0,0,0,0,0,0'
+        ' --outputs=obot,obot,obot,ocontinue,ocontinue,ocontinue,ocontinue,ocontinue,otop,ocontinue,ocont'
+        'inue,ocontinue,ocontinue` (Pr_α 4.23e-6) and the same with `--inputs=0,1,1,1,1,-1,-1,-1,-1,-1` '
+        "(Pr_β 5.24e-7), ln ratio 2.088.  dslc still answers unknown: its 'not private' needs output "
+        'distinction for the growth to hold for every n, which it does not prove here.',
 }
 
 

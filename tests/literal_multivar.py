@@ -27,7 +27,7 @@ from fractions import Fraction
 import networkx as nx
 
 from dslc.ir.dipa import OutKind
-from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, output_distinction
+from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, merged_pieces, output_distinction
 
 
 class Undefined(Exception):
@@ -105,7 +105,10 @@ def _paper_cost(m, ti) -> Fraction:
 
 
 def literal_check(m: MultiDiPA, max_len: int = 7):
-    """(verdict, d, subkinds) by the definitions; verdict "private", "not-private" or "unknown"."""
+    """(verdict, d, subkinds) by the definitions; verdict "private", "not-private" or "unknown".
+    The definitions apply to the automaton with the pieces of split branches merged
+    (docs/multivariable.md, "The model"; the same runs)."""
+    m = merged_pieces(m)[0]
     try:
         nodes, edges = literal_product(m)
     except Undefined:

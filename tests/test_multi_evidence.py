@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from dslc.cli import main
 from dslc.dipa import multi_evidence
 from dslc.dipa.interpret import run_program
-from dslc.dipa.multievent import event_loss, event_probability
+from dslc.dipa.multievent import event_probability
+from dslc.dipa.multiprob import verify
 from dslc.dipa.multivar import NOT_PRIVATE, PRIVATE, check_multi
 from dslc.dipa.paths import PathTextError, build_path, matching_paths, parse_outputs
 from dslc.dipa.multiprob import path_probability
@@ -204,8 +205,8 @@ def test_random_automata_evidence_is_an_output_event_that_proves_what_it_says(m)
         assert not lb.problem and not lb.contradiction, (lb.problem, lb.contradiction)
         assert Fraction(lb.value) <= lb.exact <= r.d
         if lb.event is not None:
-            again = event_loss(m, lb.event.alpha, lb.event.beta, lb.event.epsilon)
-            assert again.lower == lb.event.lower
+            again = verify(m, lb.event.alpha, lb.event.beta, lb.event.epsilon)
+            assert again.observable and again.lower == lb.event.lower
             assert again.lower / _dec(lb.event.epsilon) >= lb.value
     elif r.verdict == NOT_PRIVATE:
         for shown in multi_evidence.witnesses(m, replace(r, violations=r.violations[:2]), work=20_000):

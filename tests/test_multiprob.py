@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import decimal
 import math
 import random
 from decimal import Decimal
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 from dslc.dipa import multiprob as mp
 from dslc.dipa import prob
 from dslc.dipa.multivar import NOT_PRIVATE, PRIVATE, build_product, check_multi
+from dslc.dipa.paths import matching_paths
 from dslc.dipa.prob import Step
 from dslc.ir.dipa import OUT_INSAMPLE, OUT_INSAMPLE_PRIME, OutKind, symbol
 from dslc.ir.dipaut_reader import to_multi
@@ -241,8 +243,8 @@ def test_order_sums_agree_with_a_literal_simulation(m, seed):
 def _simulate_outputs(m: MultiDiPA, steps: list[Step], eps: Fraction, n: int, rng) -> float:
     """The automaton run literally, n runs at once, on the inputs of ``steps`` (consumed
     in order at input states): the fraction of runs whose first outputs are those of
-    ``steps`` (a real output in the step's interval) -- the output event, whatever path
-    the runs take."""
+    ``steps`` (a real output, insample or insample′, in the step's interval) -- the
+    output event, whatever path the runs take."""
     inputs = [float(s.input) for s in steps if s.input is not None]
     st_ = m.states
     q = np.full(n, m.initial)
@@ -272,7 +274,8 @@ def _simulate_outputs(m: MultiDiPA, steps: list[Step], eps: Fraction, n: int, rn
             en = q == t.source
             for lit in t.guard:
                 en &= (z >= held[lit.var]) if lit.op == GE else (z < held[lit.var])
-            match = en & (t.output == want)
+            # an observer sees a symbol, or a number (whether it is insample or insample′)
+            match = en & ((t.output == want) or (t.output.is_real and want.is_real))
             if s.interval is not None and t.output.is_real:
                 w = zp if t.output.kind is OutKind.INSAMPLE_PRIME else z
                 lo, hi = s.interval
@@ -304,7 +307,8 @@ def test_an_output_event_sums_the_paths_with_its_outputs():
     z = Fraction(0)
     piece = [Step(0, None), Step(1, None), Step(3, z)]          # ⊥ by `insample < l`
     assert not mp.observable(m, piece)
-    assert sorted(mp.output_paths(m, piece)) == [[0, 1, 3], [0, 1, 4]]
+    paths = matching_paths(m, [z], ["⊤", "⊤", "⊥"])
+    assert sorted([s.transition for s in p] for p in paths) == [[0, 1, 3], [0, 1, 4]]
     lo = mp.loss(m, piece, piece, Fraction(1))
     assert lo.observable and lo.paths == 2
     # i.i.d. draws: Pr[l <= z < r] = 1/6, so the output ⊥ has probability 5/6 (the piece alone: 1/2)
@@ -327,7 +331,8 @@ def test_pieces_of_a_split_branch_merge_back():
     assert index == [0, 1, 1] and merged.transitions[1].guard == (Literal("x", GE),)
     n = 7
     steps = [Step(0, Fraction(0))] + [Step(1 + k % 2, Fraction(0)) for k in range(n)]
-    assert mp.output_paths(m, steps) is None                  # 2^7 piece paths: more than 64
+    assert len(matching_paths(m, [Fraction(0)] * (n + 1), ["⊤"] * (n + 1))) == 2 ** n   # the pieces' paths
+    assert not mp.summable(m, steps, (m, list(range(3))))                                 # unmerged: > 64
     lo = mp.loss(m, steps, steps, Fraction(1))
     assert lo.observable and lo.paths == 1
     assert _close(lo.pr_alpha, Fraction(1, math.factorial(n + 1)))
@@ -341,16 +346,14 @@ def test_a_violation_of_pieces_alone_has_no_witness():
     a = symbol("a")
     m = _m([("q0", True, Fraction(1, 3)), ("q1", True, Fraction(1, 4))],
            [(0, (), 1, symbol("⊥"), "bc"), (1, (("b", GE),), 0, a, ()), (1, (("b", LT),), 0, a, ())])
-    r = check_multi(m)
-    assert r.verdict == NOT_PRIVATE
+    # the checker decides the merged automaton (the pieces' leaking cycle is one of paths only)
+    assert check_multi(m).verdict == PRIVATE
     assert check_multi(mp.merged_pieces(m)[0]).verdict == PRIVATE
-    w = mp.witness(m, r.violations[0])
-    assert not w.found and w.reason == mp.ONLY_PATHS
 
 
 def _two_ways() -> MultiDiPA:
     """q releases insample either way, to q (which reads the next input) or to r
-    (which reads none): the outputs do not say which inputs were read."""
+    (which reads none and then outputs ⊤)."""
     m = MultiDiPA("two-ways")
     m.states += [MState("s", False, Fraction(1)), MState("q", True, Fraction(1)), MState("r", False, Fraction(1))]
     m.transitions += [MTransition(0, (), 1, TOP, frozenset("x")),
@@ -360,16 +363,20 @@ def _two_ways() -> MultiDiPA:
     return m
 
 
-def test_a_path_whose_outputs_are_not_an_event_is_never_evidence():
+def test_an_output_event_follows_the_inputs_each_path_reads():
+    """The runs on inputs 0, 1 that print ⊤, a value, a value: q → q then either
+    q → q or q → r (each reads its input at q); a run that went to r first
+    prints ⊤ next.  The event is those two paths, and its probability their sum."""
     m = _two_ways()
     iv = (Fraction(0), None)
     steps = [Step(0, None), Step(1, Fraction(0), iv), Step(1, Fraction(1), iv)]
-    assert mp.output_paths(m, steps) is None                     # [0, 2, 3] reads no input at step 3
+    other = steps[:2] + [Step(2, Fraction(1), iv)]
+    assert not mp.observable(m, steps)
     lo = mp.loss(m, steps, steps, Fraction(1))
-    assert not lo.observable and lo.paths == 0
-    assert mp.loss(m, steps, steps, Fraction(1), event_only=True) is None
-    w = mp.witness(m, check_multi(m).violations[0], work=50_000)
-    assert not w.found and w.reason == mp.NOT_AN_EVENT
+    assert lo.observable and lo.paths == 2
+    a, b = (mp.path_probability(m, p, Fraction(1)) for p in (steps, other))
+    exact = decimal.Context(prec=200)
+    assert abs(lo.pr_alpha.probability - exact.add(a.probability, b.probability)) <= a.error + b.error
 
 
 @settings(FAST, max_examples=40)

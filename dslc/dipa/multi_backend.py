@@ -19,7 +19,9 @@ from fractions import Fraction
 from dslc.diagnostics.model import Diagnostic, Label, Verbatim
 from dslc.dipa import multi_evidence
 from dslc.dipa.multi_evidence import MultiBound, ShownWitness
-from dslc.dipa.multievent import EventLoss, inputs_of
+from dslc.dipa.multievent import inputs_of
+from dslc.dipa.multiprob import Loss
+from dslc.dipa.paths import output_tokens
 from dslc.dipa.prob import fmt_probability
 from dslc.dipa.multivar import (DISCLOSING_CYCLE, LEAKING_CYCLE, LEAKING_PAIR, NOT_PRIVATE, PRIVATE, UNKNOWN,
                                 MultiResult, check_multi)
@@ -271,17 +273,31 @@ def _short(items: list[str], limit: int = 12) -> str:
     return ", ".join(items[:limit - 4]) + ", …, " + ", ".join(items[-3:])
 
 
-def _commands(event: EventLoss, path: str | None, block: str) -> list[str]:
+def _commands(m: MultiDiPA, event: Loss, path: str | None, block: str) -> list[str]:
     from dslc.dipa.witness import prob_command
-    return [prob_command(path, block, event.epsilon, event.alpha, event.outputs),
-            prob_command(path, block, event.epsilon, event.beta, event.outputs)]
+    outputs = output_tokens(m, event.alpha)
+    return [prob_command(path, block, event.epsilon, event.alpha, outputs),
+            prob_command(path, block, event.epsilon, event.beta, outputs)]
 
 
-def event_json(event: EventLoss, path: str | None, block: str) -> dict:
-    return {**event.to_json(), "commands": _commands(event, path, block)}
+def event_json(m: MultiDiPA, event: Loss, path: str | None, block: str) -> dict:
+    """An output event's witness in JSON (the keys of a one-variable witness, plus
+    ``paths`` and ``log_ratio_lower``)."""
+    return {"epsilon": fmt_fraction(event.epsilon),
+            "alpha": [fmt_fraction(a) for a in inputs_of(event.alpha)],
+            "beta": [fmt_fraction(a) for a in inputs_of(event.beta)],
+            "outputs": output_tokens(m, event.alpha),
+            "paths": event.paths,
+            "pr_alpha": fmt_probability(event.pr_alpha.probability),
+            "pr_beta": fmt_probability(event.pr_beta.probability),
+            "error_alpha": f"{float(event.pr_alpha.error):.3g}",
+            "error_beta": f"{float(event.pr_beta.error):.3g}",
+            "log_ratio": float(event.value),
+            "log_ratio_lower": float(event.lower),
+            "commands": _commands(m, event, path, block)}
 
 
-def event_notes(m: MultiDiPA, event: EventLoss, path: str | None, block: str, head: str) -> list:
+def event_notes(m: MultiDiPA, event: Loss, path: str | None, block: str, head: str) -> list:
     """The notes that show one output event's loss, with the lines that replay it."""
     eps = fmt_fraction(event.epsilon)
     summed = (f"; each probability adds up the {event.paths} paths that print these outputs"
@@ -291,10 +307,10 @@ def event_notes(m: MultiDiPA, event: EventLoss, path: str | None, block: str, he
         f"{float(event.lower):.6g}) on these adjacent inputs (each pair differs by at most 1){summed}:",
         f"α = {_short([fmt_fraction(a) for a in inputs_of(event.alpha)])}",
         f"β = {_short([fmt_fraction(a) for a in inputs_of(event.beta)])}",
-        f"outputs = {_short(event.outputs)}   (_: a step that outputs nothing)",
+        f"outputs = {_short(output_tokens(m, event.alpha))}   (_: a step that outputs nothing)",
         f"Pr_α = {fmt_probability(event.pr_alpha.probability)} (error ≤ {float(event.pr_alpha.error):.3g}), "
         f"Pr_β = {fmt_probability(event.pr_beta.probability)} (error ≤ {float(event.pr_beta.error):.3g})",
-        *(Verbatim("replay: " + c) for c in _commands(event, path, block)),
+        *(Verbatim("replay: " + c) for c in _commands(m, event, path, block)),
     ]
 
 
@@ -303,7 +319,7 @@ def bounds_json(m: MultiDiPA, upper: Fraction, lb: MultiBound | None, budget, st
     out: dict = {"d_upper": fmt_fraction(upper)}
     if lb is not None and lb.searched and not lb.problem:
         out["d_lower"] = lb.text
-        out["d_lower_witness"] = event_json(lb.event, path, block) if lb.event is not None else None
+        out["d_lower_witness"] = event_json(m, lb.event, path, block) if lb.event is not None else None
         out["tight"] = lb.tight(upper)
     else:
         out["d_lower"] = None
@@ -332,7 +348,7 @@ def budget_diagnostic(m: MultiDiPA, r: MultiResult, lb: MultiBound | None, budge
                   f"exist: the block is not {budget.text}-differentially private")
         for note in event_notes(m, lb.event, path, block, f"lower bound d ≥ {lb.text}"):
             diag.note(note)
-        diag.data["witness"] = event_json(lb.event, path, block)
+        diag.data["witness"] = event_json(m, lb.event, path, block)
     else:
         found = (f"the best lower bound found is d ≥ {lb.text}" if lb is not None and lb.event is not None
                  else "no lower bound above 0 was found")
@@ -379,7 +395,7 @@ def attach_witness(diag: Diagnostic, m: MultiDiPA, shown: ShownWitness, path: st
                 for n, trans, rep in w.shape.segments]
     rows = [{"l": n, "log_ratio": a, "log_ratio_lower": b} for n, a, b in w.rows]
     data.update({"found": True, "path": _segments_text(m, w.shape.segments), "segments": segments,
-                 "l": w.length, "table": rows, **event_json(event, path, block),
+                 "l": w.length, "table": rows, **event_json(m, event, path, block),
                  "exceeds_2_epsilon": True})
     diag.note(f"witness: the path {_segments_text(m, w.shape.segments)}, each bracketed part taken n times")
     table = ", ".join(f"n={n}: {a:.3g}" for n, a, _b in w.rows)

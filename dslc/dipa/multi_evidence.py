@@ -2,15 +2,15 @@
 bound d_lower of a private block and the witness of each violation
 (docs/multivariable.md, "Evidence").
 
-The searches are :mod:`dslc.dipa.multiprob`'s (bounded by counted work).  What
-they return is a path; what dslc prints is an *output event*: the inputs α, β
-and the outputs, whose probabilities :mod:`dslc.dipa.multievent` recomputes
-from scratch by adding up every path that prints those outputs, the way
-`dslc prob` replays them.  A number is printed only when that recomputation
-proves it:
+The searches are :mod:`dslc.dipa.multiprob`'s (bounded by counted work).
+What dslc prints is an *output event*: the inputs α, β and the outputs, whose
+probabilities are the sums over every path that prints those outputs
+(:mod:`dslc.dipa.multievent`, the function `dslc prob` replays them with),
+recomputed at full precision by ``multiprob.verify`` after the search.  A
+number is printed only when that recomputation proves it:
 
-- d_lower is the recomputed event loss's proven lower end over ε, rounded
-  down; a witness loss above the proven d is a contradiction
+- d_lower is the event loss's proven lower end over ε, rounded down; a
+  witness loss above the proven d is a contradiction
   (``MultiBound.contradiction``: the block's verdict becomes "unknown"), never
   printed as a bound;
 - a violation's witness is shown only when the recomputed loss's lower end
@@ -21,6 +21,7 @@ This module computes; :mod:`dslc.dipa.multi_backend` writes the text.
 
 from __future__ import annotations
 
+import decimal
 import os
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -28,7 +29,7 @@ from fractions import Fraction
 
 from dslc import limits
 from dslc.dipa.lower_bound import SIGNIFICANT, TIGHT, TIME_RAN_OUT, fmt_decimal, round_down, round_down_above
-from dslc.dipa.multievent import EventLoss, event_loss
+from dslc.dipa.multiprob import Loss
 from dslc.dipa.prob import TooExpensive
 from dslc.ir.multi_dipa import MultiDiPA
 
@@ -38,7 +39,7 @@ class MultiBound:
     """d_lower for a private block with several variables, with the protocol of
     :class:`dslc.dipa.lower_bound.LowerBound` that :mod:`dslc.dipa.budget` reads."""
     value: Decimal = Decimal(0)          # d_lower, rounded down (printed)
-    event: EventLoss | None = None       # the recomputed witness (None: no bound above 0)
+    event: Loss | None = None            # the witness, an output event (None: no bound above 0)
     searched: bool = True
     reason: str | None = None
     spent: bool = False
@@ -47,7 +48,7 @@ class MultiBound:
     work: int = 0
 
     @property
-    def witness(self) -> EventLoss | None:
+    def witness(self) -> Loss | None:
         return self.event
 
     @property
@@ -74,7 +75,9 @@ class MultiBound:
 
 
 def _decimal(x: Fraction) -> Decimal:
-    return Decimal(x.numerator) / Decimal(x.denominator)
+    """x rounded down to 60 digits (a printed lower bound must never round up)."""
+    return decimal.Context(prec=60, rounding=decimal.ROUND_FLOOR).divide(Decimal(x.numerator),
+                                                                        Decimal(x.denominator))
 
 
 def _with_time_left(search):
@@ -107,10 +110,7 @@ def lower_bound(m: MultiDiPA, result, work: int | None = None) -> MultiBound:
         if found is None:
             return MultiBound(searched=False, reason=TIME_RAN_OUT)
         bound = MultiBound(work=found.work, spent=found.work >= (work or multiprob.LOWER_WORK))
-        if found.loss is None:
-            return bound
-        loss = found.loss
-        event = _with_time_left(lambda: event_loss(m, loss.alpha, loss.beta, loss.epsilon))
+        event = found.loss
     except TooExpensive:
         return MultiBound(searched=False, reason="not found: the witness's output event is too expensive "
                                                  "to recompute")
@@ -120,13 +120,13 @@ def lower_bound(m: MultiDiPA, result, work: int | None = None) -> MultiBound:
         if os.environ.get("DSLC_DEBUG"):
             raise
         return MultiBound(problem=f"{type(exc).__name__}: {exc}")
-    if event is None or event.lower <= 0:
+    if event is None or not event.observable or event.lower <= 0:
         return bound
     bound.event = event
     bound.value = round_down(_decimal(bound.exact), SIGNIFICANT)
     if bound.exact > result.d:
-        bound.contradiction = (f"a witness loses {fmt_decimal(bound.value)}·ε at ε = {event.epsilon}, above the "
-                         f"proven d = {result.d}")
+        bound.contradiction = (f"a witness loses {fmt_decimal(bound.value)}·ε at ε = {event.epsilon}, "
+                               f"above the proven d = {result.d}")
     if bound.value <= 0:
         bound.event = None
     return bound
@@ -135,10 +135,10 @@ def lower_bound(m: MultiDiPA, result, work: int | None = None) -> MultiBound:
 @dataclass
 class ShownWitness:
     """One violation's witness as it is printed: the search's rows and the
-    recomputed event of its first instance above 2ε (None: not found)."""
+    output event of its first instance above 2ε (None: not found)."""
     violation: object
     search: object                       # dslc.dipa.multiprob.MultiWitness (None: not searched)
-    event: EventLoss | None = None
+    event: Loss | None = None
     reason: str = ""
 
 
@@ -156,8 +156,6 @@ def witnesses(m: MultiDiPA, result, work: int | None = None) -> list[ShownWitnes
             if not w.found:
                 out.append(ShownWitness(v, w, reason=w.reason))
                 continue
-            loss = w.loss
-            event = _with_time_left(lambda: event_loss(m, loss.alpha, loss.beta, loss.epsilon))
         except TooExpensive:
             out.append(ShownWitness(v, None, reason="the output event of the path found is too expensive "
                                                     "to recompute"))
@@ -170,11 +168,12 @@ def witnesses(m: MultiDiPA, result, work: int | None = None) -> list[ShownWitnes
             out.append(ShownWitness(v, None, reason=f"internal problem: {type(exc).__name__}: {exc}; "
                                                     "please report it"))
             continue
-        if event is None or event.lower <= 2 * _decimal(loss.epsilon):
-            out.append(ShownWitness(v, w, reason="the path found loses more than 2ε, but its output event "
-                                                 "(every path with its outputs) was not shown to"))
+        loss = w.loss
+        if not loss.observable or Fraction(loss.lower) <= 2 * loss.epsilon:      # never expected
+            out.append(ShownWitness(v, w, reason="the witness found is not an output event losing more "
+                                                 "than 2ε"))
             continue
-        out.append(ShownWitness(v, w, event))
+        out.append(ShownWitness(v, w, loss))
     return out
 
 

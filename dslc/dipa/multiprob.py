@@ -40,14 +40,15 @@ counted and :class:`TooExpensive` is raised past the budget — never a guess.
 Output events
 -------------
 Evidence is about outputs.  The *output event* of a path is the set of runs
-on its inputs whose first outputs are the path's; :func:`output_paths` lists
-the paths of the automaton in it (same outputs, input read at the same
-steps: disjoint, since a state's guards are exclusive) and :func:`loss` sums
-their probabilities, on the automaton with the pieces of split branches
-merged back (:func:`merged_pieces`).  When the outputs determine the path that is the path
-alone; when some path with those outputs reads input at other steps, or
-there are more than MAX_EVENT_PATHS, the sum is not attempted, the loss is
-marked ``observable=False`` and is never used as evidence.
+on its inputs whose outputs are the path's; :func:`loss` sums the
+probabilities of the paths of the automaton in it (those that print the same
+outputs while reading the same inputs: disjoint, since a state's guards are
+exclusive) with :func:`dslc.dipa.multievent.event_probability` -- the
+function `dslc prob` replays with -- on the automaton with the pieces of
+split branches merged back (:func:`dslc.ir.multi_dipa.merged_pieces`).  When
+the outputs determine the path that is the path alone; when there are more
+than MAX_EVENT_PATHS paths the sum is not attempted, the loss is marked
+``observable=False`` and is never used as evidence.
 
 Witnesses and lower bounds
 --------------------------
@@ -84,7 +85,7 @@ from dslc.dipa.prob import (PW, PathError, Probability, Step, TooExpensive, _Eng
                             _integrate, _lcm_den, _mass, _mul_density, _multiply, _prune, _restrict,
                             _scale)
 from dslc.ir.dipa import OutKind
-from dslc.ir.multi_dipa import GE, MultiDiPA
+from dslc.ir.multi_dipa import GE, MultiDiPA, merged_pieces
 
 HALF = Fraction(1, 2)
 PROB_BUDGET = 300_000         # terms carried by one probability computation (both precisions)
@@ -360,138 +361,35 @@ class Loss:
                 "inputs_beta": [None if s.input is None else str(s.input) for s in self.beta]}
 
 
-def output_paths(m: MultiDiPA, steps: list[Step], limit: int = MAX_EVENT_PATHS) -> list[list[int]] | None:
-    """The transition lists of every path of ``m`` from the path's first state with
-    the outputs of ``steps`` that reads input at exactly the same steps (so it
-    consumes the same inputs): the paths whose union is the output event.  The
-    paths are disjoint events (a state's guards are exclusive).  None when there
-    are more than ``limit`` or when some path with these outputs reads input at
-    other steps (the event would need other inputs: not summed exactly), or
-    when the enumeration meets too many partial paths."""
-    if not steps:
-        return None
-    ts, st, edges = m.transitions, m.states, m.out_edges()
-    for s in steps:
-        if not 0 <= s.transition < len(ts):
-            raise PathError(f"no transition {s.transition}")
-    reads = [st[ts[s.transition].source].is_input for s in steps]
-    outs = [ts[s.transition].output for s in steps]
-    found: list[list[int]] = []
-    stack: list[tuple[int, list[int]]] = [(ts[steps[0].transition].source, [])]
-    pops = 0
-    while stack:
-        q, path = stack.pop()
-        pops += 1
-        if pops > 4 * limit * (len(steps) + 1):      # dead ends: too many partial paths
-            return None
-        k = len(path)
-        if k == len(steps):
-            found.append(path)
-            if len(found) > limit:
-                return None
-            continue
-        if st[q].is_input != reads[k]:
-            return None
-        for i in edges[q]:
-            if ts[i].output == outs[k]:
-                stack.append((ts[i].target, path + [i]))
-    return found
-
-
-def merged_pieces(m: MultiDiPA) -> tuple[MultiDiPA, list[int]]:
-    """``m`` with its pieces merged, and per transition of ``m`` the index of the
-    merged transition it is part of.  Two transitions of a state with the same
-    output, target and stores whose guards are g ∧ L and g ∧ ¬L (the pieces a
-    first-match branch is split into, dslc.ir.dipaut_reader) become one with
-    guard g, repeatedly.  It is the same automaton -- the runs that take either
-    piece are those that take the merged transition -- as long as the variable
-    of L is stored wherever it is compared, which check_multi requires of an
-    automaton it decides.  Output events then sum fewer paths (one per branch
-    instead of one per piece: 2^n fewer for n turns of a split cycle)."""
-    from dslc.ir.multi_dipa import MTransition
-    groups: dict[tuple, list[tuple[frozenset, list[int]]]] = {}
-    for i, t in enumerate(m.transitions):
-        groups.setdefault((t.source, t.output, t.target, t.assigns), []).append((frozenset(t.guard), [i]))
-    merges = 0
-    for key, items in groups.items():
-        again = True
-        while again:
-            again = False
-            for a in range(len(items)):
-                for b in range(a + 1, len(items)):
-                    da, db = items[a][0] - items[b][0], items[b][0] - items[a][0]
-                    if len(da) == 1 and len(db) == 1 and next(iter(da)).negated() == next(iter(db)):
-                        joined = (items[a][0] & items[b][0], sorted(items[a][1] + items[b][1]))
-                        items = [x for k, x in enumerate(items) if k not in (a, b)] + [joined]
-                        again = True
-                        merges += 1
-                        break
-                if again:
-                    break
-        groups[key] = items
-    if not merges:
-        return m, list(range(len(m.transitions)))
-    out = MultiDiPA(m.name, list(m.states), [], m.initial)
-    index = [0] * len(m.transitions)
-    for (source, output, target, assigns), guard, members in sorted(
-            ((k, g, ms) for k, items in groups.items() for g, ms in items), key=lambda x: x[2][0]):
-        for i in members:
-            index[i] = len(out.transitions)
-        out.transitions.append(MTransition(source, tuple(sorted(guard)), target, output, assigns,
-                                           "+".join(m.transitions[i].label or f"t{i}" for i in members)))
-    return out, index
-
-
-def _event_probability(m: MultiDiPA, steps: list[Step], paths: list[list[int]], epsilon: Fraction,
-                       meter, kw) -> Probability:
-    """Σ Pr over ``paths`` with the inputs and intervals of ``steps``: the errors
-    add, and so does a bound on the rounding of the sum (at 100 digits)."""
-    ctx = decimal.Context(prec=100, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
-    total = err = Decimal(0)
-    digits = None
-    for path in paths:
-        alt = [Step(i, s.input, s.interval) for i, s in zip(path, steps)]
-        pr = path_probability(m, alt, epsilon, meter=meter, **kw)
-        total = ctx.add(total, pr.probability)
-        err = ctx.add(err, pr.error)
-        digits = pr.digits if digits is None else min(digits, pr.digits)
-    err = ctx.add(err, ctx.multiply(total, Decimal(len(paths)).scaleb(-98)))   # rounding of the sums
-    return Probability(total, err, digits or 0, ctx.ln(total) if total > 0 else None)
-
-
-def _event_paths(m: MultiDiPA, steps: list[Step], merged=None):
-    """(merged automaton, the steps on it, the paths of its output event or None)."""
-    mm, index = merged if merged is not None else merged_pieces(m)
-    for s in steps:
-        if not 0 <= s.transition < len(m.transitions):
-            raise PathError(f"no transition {s.transition}")
-    on = [Step(index[s.transition], s.input, s.interval) for s in steps]
-    return mm, on, output_paths(mm, on)
-
-
 def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
          meter: list[int] | None = None, event_only: bool = False, merged=None, **kw) -> Loss | None:
     """The verified loss of one witness candidate on its output event (see
-    :class:`Loss`), summed over the paths of the automaton with its pieces merged
-    (:func:`merged_pieces`; ``merged`` its result, when the caller has it); None
-    when Pr_α's lower end is 0 or Pr_β is 0 (no finite proven bound), or, with
-    ``event_only``, when the output event cannot be summed exactly (the searches
-    never score anything else)."""
+    :class:`Loss`): :func:`dslc.dipa.multievent.event_probability` sums the
+    paths with its inputs and outputs on the automaton with its pieces merged
+    (``merged``: the result of :func:`merged_pieces`, when the caller has it).
+    None when Pr_α's lower end is 0 or Pr_β is 0 (no finite proven bound), or,
+    with ``event_only``, when the output event has more than MAX_EVENT_PATHS
+    paths (the searches never score anything else; otherwise the numbers are
+    then the path's own, marked ``observable=False``)."""
+    from dslc.dipa.multievent import event_probability, inputs_of, parsed_outputs
+    from dslc.dipa.paths import PathTextError
     if len(alpha) != len(beta) or any(a.transition != b.transition for a, b in zip(alpha, beta)):
         raise PathError("α and β are not one path")
-    mm, on_a, paths = _event_paths(m, alpha, merged)
-    if paths is None:
+    for s in alpha:
+        if not 0 <= s.transition < len(m.transitions):
+            raise PathError(f"no transition {s.transition}")
+    mm = (merged if merged is not None else merged_pieces(m))[0]
+    outputs = parsed_outputs(m, alpha)
+    try:
+        pa, paths = event_probability(mm, inputs_of(alpha), outputs, epsilon, meter=meter,
+                                      limit=MAX_EVENT_PATHS, **kw)
+        pb, _ = event_probability(mm, inputs_of(beta), outputs, epsilon, meter=meter, limit=MAX_EVENT_PATHS, **kw)
+    except PathTextError:                 # more paths than MAX_EVENT_PATHS
         if event_only:
             return None
         pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
         pb = path_probability(m, beta, epsilon, meter=meter, **kw)
-    elif len(paths) == 1 and mm is m:
-        pa = path_probability(m, alpha, epsilon, meter=meter, **kw)
-        pb = path_probability(m, beta, epsilon, meter=meter, **kw)
-    else:
-        on_b = [Step(a.transition, b.input, b.interval) for a, b in zip(on_a, beta)]
-        pa = _event_probability(mm, on_a, paths, epsilon, meter, kw)
-        pb = _event_probability(mm, on_b, paths, epsilon, meter, kw)
+        paths = 0
     ctx = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
                           rounding=decimal.ROUND_FLOOR)
     low_a = ctx.subtract(pa.probability, pa.error)
@@ -500,15 +398,27 @@ def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
         return None
     lower = ctx.subtract(ctx.subtract(ctx.ln(low_a), ctx.ln(high_b)), Decimal("1e-40"))
     return Loss(Fraction(epsilon), alpha, beta, pa, pb, pa.log_probability - pb.log_probability, lower,
-                paths is not None, 0 if paths is None else len(paths))
+                paths > 0, paths)
+
+
+def summable(m: MultiDiPA, steps: list[Step], merged=None) -> bool:
+    """Whether the output event of ``steps`` has at most MAX_EVENT_PATHS paths
+    (on the automaton with its pieces merged)."""
+    from dslc.dipa.multievent import inputs_of, parsed_outputs
+    from dslc.dipa.paths import PathTextError, matching_paths
+    mm = (merged if merged is not None else merged_pieces(m))[0]
+    try:
+        matching_paths(mm, inputs_of(steps), parsed_outputs(m, steps), limit=MAX_EVENT_PATHS)
+    except PathTextError:
+        return False
+    return True
 
 
 def observable(m: MultiDiPA, steps: list[Step]) -> bool:
     """Whether the outputs of the path determine it: at every step, no other
     transition of the state has the same output (pieces of one first-match
     branch, split by dslc.ir.dipaut_reader, have the same output).  A path that
-    is not observable still has an output event (:func:`output_paths`), which
-    :func:`loss` sums."""
+    is not observable still has an output event, which :func:`loss` sums."""
     edges = m.out_edges()
     for s in steps:
         t = m.transitions[s.transition]
@@ -830,7 +740,7 @@ class _Search:
             raise _Spent()
         alpha, beta = instantiate(self.m, shape, choice, n)
         try:
-            if _event_paths(self.m, alpha, self.merged)[2] is None:
+            if not summable(self.m, alpha, self.merged):
                 self.unsummable += 1        # not an event of outputs: never scored
                 return None
             return loss(self.m, alpha, beta, eps, meter=self.meter, rel_tol=1e-6, start_digits=12,
@@ -1213,5 +1123,5 @@ def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound
 
 __all__ = ["Loss", "MultiLowerBound", "MultiWitness", "PathError", "Step", "TooExpensive",
            "WitnessError", "NOT_AN_EVENT", "NOT_FOUND", "ONLY_PATHS", "check_adjacent", "loss", "lower_bound", "observable",
-           "merged_pieces", "output_paths", "path_probability", "verify",
+           "merged_pieces", "path_probability", "summable", "verify",
            "witness", "witnesses"]

@@ -26,12 +26,12 @@ tests/test_multivar.py checks that both routes agree.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from dslc import limits
 from dslc.ir.dipa import OutKind
-from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, output_distinction, problems
+from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, merged_pieces, output_distinction, problems
 
 PRIVATE, NOT_PRIVATE, UNKNOWN = "private", "not-private", "unknown"
 LEAKING_CYCLE, LEAKING_PAIR, DISCLOSING_CYCLE, VIOLATING_PATH = "DP001", "DP002", "DP003", "DP004"
@@ -513,7 +513,27 @@ class Charge:
 # ------------------------------------------------------------------ the decision
 def check_multi(m: MultiDiPA, general: bool = False, max_states: int = MAX_PRODUCT) -> MultiResult:
     """Decide m (docs/multivariable.md).  ``general`` forces the general route on a
-    single-variable automaton (tests compare both routes)."""
+    single-variable automaton (tests compare both routes).
+
+    The pieces of split branches are merged first (g ∧ L and g ∧ ¬L with the same
+    output, target and stores become g: :func:`dslc.ir.multi_dipa.merged_pieces`).
+    The runs, and so the output distribution, are the same; the pieces would
+    otherwise show conditions of paths that no output reveals.  The answer
+    names the transitions of ``m``: a merged transition stands for its pieces."""
+    merged, index = merged_pieces(m)
+    if merged is m:
+        return _decide(m, general, max_states)
+    pieces: dict[int, list[int]] = {}
+    for i, j in enumerate(index):
+        pieces.setdefault(j, []).append(i)
+    r = _decide(merged, general, max_states)
+    r.violations = [replace(v, transitions=[i for t in v.transitions for i in pieces[t]]) for v in r.violations]
+    r.charges = [replace(c, transition=pieces[c.transition][0]) for c in r.charges]
+    r.path = [pieces[t][0] for t in r.path]
+    return r
+
+
+def _decide(m: MultiDiPA, general: bool, max_states: int) -> MultiResult:
     bad = problems(m)
     if bad:
         return MultiResult(UNKNOWN, reason="not an automaton of the model: " + bad[0])

@@ -189,5 +189,72 @@ def from_dipa(dipa: DiPA, variable: str = "x") -> MultiDiPA:
     return m
 
 
+def stored_on_arrival(m: MultiDiPA) -> list[frozenset[str]]:
+    """Per state, the variables stored on every path from the initial state to it
+    (a forward must-analysis: the meet over incoming transitions, from "all")."""
+    every = frozenset(m.variables)
+    out: list[frozenset[str]] = [every] * len(m.states)
+    if not m.states:
+        return out
+    out[m.initial] = frozenset()
+    changed = True
+    while changed:
+        changed = False
+        for t in m.transitions:
+            new = out[t.target] & (out[t.source] | t.assigns)
+            if t.target == m.initial:
+                new = frozenset()
+            if new != out[t.target]:
+                out[t.target] = new
+                changed = True
+    return out
+
+
+def merged_pieces(m: MultiDiPA) -> tuple[MultiDiPA, list[int]]:
+    """``m`` with its pieces merged, and per transition of ``m`` the index of the
+    merged transition it is part of.  Two transitions of a state with the same
+    output, target and stores whose guards are g ∧ L and g ∧ ¬L (the pieces a
+    first-match branch is split into, dslc.ir.dipaut_reader) become one with
+    guard g, repeatedly, when the variable of L is stored on every path to the
+    state (:func:`stored_on_arrival`).  It is the same automaton: whatever the
+    variable holds, the runs that take either piece are those that take the
+    merged transition.  Output events then sum fewer paths (one per branch
+    instead of one per piece: 2^n fewer for n turns of a split cycle), and the
+    checker sees no condition that only the pieces' paths have."""
+    stored = stored_on_arrival(m)
+    groups: dict[tuple, list[tuple[frozenset, list[int]]]] = {}
+    for i, t in enumerate(m.transitions):
+        groups.setdefault((t.source, t.output, t.target, t.assigns), []).append((frozenset(t.guard), [i]))
+    merges = 0
+    for key, items in groups.items():
+        again = True
+        while again:
+            again = False
+            for a in range(len(items)):
+                for b in range(a + 1, len(items)):
+                    da, db = items[a][0] - items[b][0], items[b][0] - items[a][0]
+                    if (len(da) == 1 and len(db) == 1 and next(iter(da)).negated() == next(iter(db))
+                            and next(iter(da)).var in stored[key[0]]):
+                        joined = (items[a][0] & items[b][0], sorted(items[a][1] + items[b][1]))
+                        items = [x for k, x in enumerate(items) if k not in (a, b)] + [joined]
+                        again = True
+                        merges += 1
+                        break
+                if again:
+                    break
+        groups[key] = items
+    if not merges:
+        return m, list(range(len(m.transitions)))
+    out = MultiDiPA(m.name, list(m.states), [], m.initial, span=m.span, kind=m.kind)
+    index = [0] * len(m.transitions)
+    for (source, output, target, assigns), guard, members in sorted(
+            ((k, g, ms) for k, items in groups.items() for g, ms in items), key=lambda x: x[2][0]):
+        for i in members:
+            index[i] = len(out.transitions)
+        out.transitions.append(MTransition(source, tuple(sorted(guard)), target, output, assigns,
+                                           "+".join(m.transitions[i].label or f"t{i}" for i in members)))
+    return out, index
+
+
 __all__ = ["GE", "LT", "Literal", "MState", "MTransition", "MultiDiPA", "Output", "OutKind",
-           "exclusive", "output_distinction", "problems", "from_dipa"]
+           "exclusive", "output_distinction", "problems", "from_dipa", "merged_pieces"]
