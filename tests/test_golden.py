@@ -38,6 +38,9 @@ CASES = [
     # several stored variables: verdicts with --explain, errors, unknown, a .dipa file
     ("several_variables_explain.out", ["examples/range_monitor.dp", "examples/min_max.dp",
                                        "examples/two_svt.dp", "--explain"]),
+    # a several-variable violation's witness (the program's run, replay lines) and budgets
+    ("several_variables_witness.out", ["examples/two_svt.dp", "--witness"]),
+    ("several_variables_budget.out", ["examples/min_max.dp", "--max-d", "0.3"]),
     ("several_errors.out", ["tests/golden/several_errors.dp", "tests/golden/several_unknown.dipa",
                             "tests/golden/dipaut_syntax.dipa"]),
     ("gcc.out", ["examples/sorted_desc.dp", "examples/svt_star.dp", "tests/golden/dipa_errors.dp",

@@ -254,7 +254,7 @@ def report(m: MultiDiPA, analysis: MultiAnalysis, result: BlockResult, options, 
         for k, v in enumerate(r.violations):
             diag = violation_diagnostic(m, v)
             if k < len(analysis.witnesses):
-                attach_witness(diag, m, analysis.witnesses[k], path, result.name)
+                attach_witness(diag, m, analysis.witnesses[k], path, result.name, result.syntax)
             result.diagnostics.append(diag)
     else:
         result.verdict = Verdict.UNKNOWN
@@ -381,7 +381,8 @@ def _segments_text(m: MultiDiPA, segments) -> str:
     return start + " " + " ".join(parts)
 
 
-def attach_witness(diag: Diagnostic, m: MultiDiPA, shown: ShownWitness, path: str | None, block: str) -> None:
+def attach_witness(diag: Diagnostic, m: MultiDiPA, shown: ShownWitness, path: str | None, block: str,
+                   program=None) -> None:
     """The witness's notes and JSON on its violation's diagnostic (presentation only)."""
     data = diag.data.setdefault("witness", {})
     w = shown.search
@@ -400,7 +401,20 @@ def attach_witness(diag: Diagnostic, m: MultiDiPA, shown: ShownWitness, path: st
     diag.note(f"witness: the path {_segments_text(m, w.shape.segments)}, each bracketed part taken n times")
     table = ", ".join(f"n={n}: {a:.3g}" for n, a, _b in w.rows)
     diag.note(f"ln(Pr_α/Pr_β) of the path at ε = {fmt_fraction(eps)}: {table}")
-    for note in event_notes(m, event, path, block, f"at n = {w.length} the loss exceeds 2ε = {fmt_fraction(2 * eps)}"):
+    notes = event_notes(m, event, path, block, f"at n = {w.length} the loss exceeds 2ε = {fmt_fraction(2 * eps)}")
+    if program is not None and m.kind == "mechanism":
+        # what the program itself does on α and β with draws that follow the path
+        from dslc.dipa.program_terms import fact_lines
+        from dslc.dipa.witness import checked_run, run_note
+        run, problem = checked_run(program, m, event.alpha, event.beta, eps)
+        if run is not None:
+            data["program_steps"] = fact_lines(run.facts)
+            data["program_run"] = run.to_json()
+            notes.insert(4, run_note(run))
+        elif problem is not None:
+            data["program_run_problem"] = problem
+            notes.insert(4, problem)
+    for note in notes:
         diag.note(note)
 
 

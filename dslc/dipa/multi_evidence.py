@@ -168,7 +168,14 @@ def witnesses(m: MultiDiPA, result, work: int | None = None) -> list[ShownWitnes
             out.append(ShownWitness(v, None, reason=f"internal problem: {type(exc).__name__}: {exc}; "
                                                     "please report it"))
             continue
-        loss = w.loss
+        try:        # at full precision, as `dslc prob` replays it (the search kept 6 digits)
+            loss = _with_time_left(lambda: multiprob.verify(m, w.loss.alpha, w.loss.beta, w.loss.epsilon))
+        except TooExpensive:
+            loss = None
+        if loss is None:
+            out.append(ShownWitness(v, w, reason="the witness found could not be recomputed at full "
+                                                 "precision within the time and work left"))
+            continue
         if not loss.observable or Fraction(loss.lower) <= 2 * loss.epsilon:      # never expected
             out.append(ShownWitness(v, w, reason="the witness found is not an output event losing more "
                                                  "than 2ε"))

@@ -83,14 +83,16 @@ class WitnessRun:
 # ---------------------------------------------------------------------------
 # draws that follow the path
 
-def _constraints(dipa: DiPA, steps, margin: Fraction) -> tuple[list, int, list]:
+def _constraints(dipa, steps, margin: Fraction) -> tuple[list, int, list]:
     """Difference constraints v[a] − v[b] ≥ c over the path's draws (index −1 is
     the constant 0) and, per step, (index of its insample or None, its insample′
-    value or None)."""
+    value or None).  ``dipa`` has one stored variable (a DiPA) or several (a
+    :class:`~dslc.ir.multi_dipa.MultiDiPA`: each literal relates the step's draw
+    to the draw its variable holds)."""
     ts, states = dipa.transitions, dipa.states
     cons: list[tuple[int, int, Fraction]] = []
     slots: list[tuple[int | None, Fraction | None]] = []
-    stored: int | None = None
+    held: dict[str, int] = {}            # variable -> the draw it holds
     n = 0
     for k, s in enumerate(steps):
         t = ts[s.transition]
@@ -98,13 +100,13 @@ def _constraints(dipa: DiPA, steps, margin: Fraction) -> tuple[list, int, list]:
         mine = None
         if st.d > 0:
             mine, n = n, n + 1
-        if t.guard is not Guard.TRUE:
-            if mine is None or stored is None:
-                raise RunMismatch(f"step {k + 1} compares a draw of rate 0 or an unset `x`")
-            if t.guard is Guard.GE:
-                cons.append((mine, stored, margin))
+        for var, ge in _literals(t):
+            if mine is None or var not in held:
+                raise RunMismatch(f"step {k + 1} compares a draw of rate 0 or an unset `{var}`")
+            if ge:
+                cons.append((mine, held[var], margin))
             else:
-                cons.append((stored, mine, margin))
+                cons.append((held[var], mine, margin))
         prime = None
         if t.output.kind is OutKind.INSAMPLE:
             if mine is None:
@@ -122,10 +124,24 @@ def _constraints(dipa: DiPA, steps, margin: Fraction) -> tuple[list, int, list]:
                 prime = (lo + hi) / 2
             else:
                 prime = lo + 1 if lo is not None else hi - 1 if hi is not None else Fraction(0)
-        if t.store:
-            stored = mine
+        for var in _stores(t):
+            if mine is not None:
+                held[var] = mine
         slots.append((mine, prime))
     return cons, n, slots
+
+
+def _literals(t) -> list[tuple[str, bool]]:
+    """(variable, is `>=`) per comparison of a transition's guard."""
+    if isinstance(t.guard, Guard):
+        return [] if t.guard is Guard.TRUE else [("x", t.guard is Guard.GE)]
+    return [(lit.var, lit.op == ">=") for lit in t.guard]
+
+
+def _stores(t) -> frozenset[str]:
+    if isinstance(t.guard, Guard):
+        return frozenset(["x"]) if t.store else frozenset()
+    return t.assigns
 
 
 def _solve(cons: list, n: int) -> list[Fraction] | None:

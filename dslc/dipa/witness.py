@@ -542,10 +542,23 @@ def program_run(program, dipa: DiPA, w: Witness, shown: Shown | None) -> tuple[o
     witness or the verdict."""
     if program is None or not program_terms.is_program(dipa):
         return None, None
-    from dslc.dipa.program_run import witness_run
     inst = shown.instance if shown is not None else w.instance(SHOW_LENGTH)
+    return checked_run(program, dipa, inst.alpha, inst.beta, w.epsilon or Fraction(1))
+
+
+def run_note(run) -> str:
+    """The note that tells a witness's run of the program, statement by statement."""
+    return ("the program's run on α and β, step by step (each `read()` gives its α | β "
+            "value; the draws take values that follow this path):\n"
+            + "\n".join(program_terms.fact_lines(run.facts)))
+
+
+def checked_run(program, dipa, alpha, beta, epsilon: Fraction) -> tuple[object, str | None]:
+    """The program's own run on α and β (steps of ``dipa``, one variable or
+    several), or (None, why it is not shown)."""
+    from dslc.dipa.program_run import witness_run
     try:
-        return witness_run(program, dipa, inst.alpha, inst.beta, w.epsilon or Fraction(1)), None
+        return witness_run(program, dipa, alpha, beta, epsilon), None
     except limits.Cancelled as exc:
         if exc.reason != "timeout":
             raise
@@ -633,9 +646,7 @@ def witness_notes(dipa: DiPA, w: Witness, shown: Shown | None = None, path: str 
                   f"β = {_short([fmt_fraction(s.input) for s in inst.beta if s.input is not None])}",
                   f"outputs = {_short(outs)}   (_: a step that outputs nothing)"]
         if run is not None:
-            notes.append("the program's run on α and β, step by step (each `read()` gives its α | β "
-                         "value; the draws take values that follow this path):\n"
-                         + "\n".join(program_terms.fact_lines(run.facts)))
+            notes.append(run_note(run))
         elif run_problem is not None:
             notes.append(run_problem)
     else:
