@@ -1017,7 +1017,7 @@ def _dec(x: Fraction) -> Decimal:
 
 
 # =========================================================================== lower bounds
-LOWER_WORK = 150_000
+LOWER_WORK = 100_000
 LOWER_PATHS = 12                # candidate paths of P scored
 LOWER_MAX_STEPS = 6            # steps from the first that reads input
 LOWER_MAX_PREFIX = 400         # steps before it
