@@ -32,6 +32,7 @@ from dslc.dipa.multiprob import path_probability
 from dslc.dipa.sampler import Noise
 from dslc.pipeline import check_source, read_source
 from tests.dipa_strategies import dipas, multi_dipas
+from tests.sizes import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -196,7 +197,7 @@ def test_sensitivity_on_several_variables_is_refused_with_a_location():
 
 
 # ------------------------------------------------------------------ random automata
-@settings(FAST, max_examples=30)
+@settings(FAST, max_examples=examples(60, 20))
 @given(multi_dipas(max_states=4))
 def test_random_automata_evidence_is_an_output_event_that_proves_what_it_says(m):
     r = check_multi(m)

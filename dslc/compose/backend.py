@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dslc.compose import release as rel
 from dslc.compose.inline import Inlined
-from dslc.compose.program import display_path, module_of
+from dslc.compose.program import module_of, module_path
 from dslc.diagnostics.model import Diagnostic, Label, error
 from dslc.dipa.lower_bound import fmt_decimal
 from dslc.numbers import fmt_fraction, fmt_rate
@@ -136,7 +136,7 @@ def _editor_features(ir: rel.ReleaseIR, result: BlockResult) -> None:
     callee's file."""
     hovers, definitions = [], []
     for c in ir.calls():
-        where = display_path(c.definition.module.source)
+        where = module_path(c.definition.module.source)
         text = f"**{c.definition.chunk.keyword}** `{c.callee}` from {where}"
         if c.d is not None:
             text += (f"\n\nproven d = {fmt_fraction(c.d / c.share)}; called with {fmt_rate(c.share)}: "
@@ -156,7 +156,7 @@ def _call_json(c: rel.CallIR, ir: rel.ReleaseIR) -> dict:
     lb = c.lower
     return {
         "callee": c.callee,
-        "defined_in": display_path(c.definition.module.source),
+        "defined_in": module_path(c.definition.module.source),
         "share": fmt_fraction(c.share),
         "group": ir.steps[c.group].partition if c.group is not None else None,
         "d_callee": fmt_fraction(c.d / c.share),

@@ -99,7 +99,7 @@ _MAX_CACHE = 256
 _OVERLAY: dict[str, str] = {}
 
 
-def display_path(source: SourceFile) -> str:
+def module_path(source: SourceFile) -> str:
     """A file's path as reports show it: `stdlib/NAME.dp` for the standard library."""
     path = source.path or ""
     try:

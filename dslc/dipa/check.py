@@ -158,8 +158,22 @@ class Heaviest:
         return repr(self.path)
 
 
+class ViolationKinds:
+    """The kinds (DP001…) and subkinds (DP002/AG, …) of a result's ``violations``;
+    shared by the one-variable and the several-variable results."""
+    violations: list
+
+    @property
+    def kinds(self) -> set[str]:
+        return {v.kind for v in self.violations}
+
+    @property
+    def subkinds(self) -> set[str]:
+        return {v.subkind for v in self.violations}
+
+
 @dataclass
-class CheckResult:
+class CheckResult(ViolationKinds):
     reachable: list[bool]
     violations: list[Violation]
     truncated: dict[str, int]                 # kind -> witnesses not listed
@@ -187,13 +201,6 @@ class CheckResult:
     def well_formed(self) -> bool:
         return not self.violations
 
-    @property
-    def kinds(self) -> set[str]:
-        return {v.kind for v in self.violations}
-
-    @property
-    def subkinds(self) -> set[str]:
-        return {v.subkind for v in self.violations}
 
 
 def transition_cost(dipa: DiPA, t_index: int) -> Fraction:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from dslc import limits
+from dslc.dipa.check import ViolationKinds
 from dslc.ir.dipa import OutKind
 from dslc.ir.multi_dipa import GE, LT, Literal, MultiDiPA, merged_pieces, output_distinction, problems
 
@@ -48,7 +49,7 @@ class MultiViolation:
 
 
 @dataclass
-class MultiResult:
+class MultiResult(ViolationKinds):
     verdict: str               # PRIVATE, NOT_PRIVATE or UNKNOWN
     d: Fraction | None = None  # when PRIVATE: the automaton is dε-DP for every ε > 0
     violations: list[MultiViolation] = field(default_factory=list)
@@ -62,14 +63,6 @@ class MultiResult:
     # PRIVATE: the terms of d on one heaviest path (--explain), and the strategy that gave d
     charges: list = field(default_factory=list)
     strategy: str = ""
-
-    @property
-    def kinds(self) -> set[str]:
-        return {v.kind for v in self.violations}
-
-    @property
-    def subkinds(self) -> set[str]:
-        return {v.subkind for v in self.violations}
 
 
 class _Refuse(Exception):

@@ -351,11 +351,11 @@ def _import_hover(analysis: Analysis, offset: int) -> lsp.Hover | None:
     source = analysis.result.source if analysis.result is not None else None
     if source is None or "import" not in source.text:
         return None
-    from dslc.compose.program import display_path, imported_result, module_of
+    from dslc.compose.program import imported_result, module_of, module_path
     for d in module_of(source).imports.values():
         if d.imported_at is not None and _inside(d.imported_at, offset, inclusive_end=True):
             block = imported_result(d)
-            text = _title(block) + f"\n\nfrom {display_path(d.module.source)}"
+            text = _title(block) + f"\n\nfrom {module_path(d.module.source)}"
             if block.summary:
                 text += f"\n\n{block.summary}"
             return lsp.Hover(contents=_md(text), range=analysis.encoder.span_range(d.imported_at))
