@@ -8,9 +8,8 @@ seconds); "private" with d > 0 (files that read input) gets d_lower.  With
 --random N it also runs N random automata with 2-3 variables, half of them
 with branches split into pieces with equal outputs
 (tests/dipa_strategies.split_multi_dipas), counts the violations of the "not
-private" ones whose witness is found (all of them, each an output event),
-those that are violations of paths only (with split branches merged the
-automaton is private: no witness exists) and checks d_lower <= d.  Work is counted, so the results do not depend on the machine;
+private" ones whose witness is found (each an output event) and checks
+d_lower <= d.  Work is counted, so the results do not depend on the machine;
 the seconds do.
 """
 
@@ -74,7 +73,7 @@ def main() -> None:
         from hypothesis import HealthCheck, Phase, given, settings
         from tests.dipa_strategies import split_multi_dipas
         counts = {"not private": 0, "violations": 0, "found": 0, "not an event": 0,
-                  "paths only (no witness exists)": 0, "private": 0, "d_lower > 0": 0}
+                  "private": 0, "d_lower > 0": 0}
         seconds: list[float] = []
 
         @settings(max_examples=args.random, deadline=None, database=None,
@@ -90,7 +89,6 @@ def main() -> None:
                     counts["violations"] += 1
                     counts["found"] += w.found
                     counts["not an event"] += w.reason == mp.NOT_AN_EVENT
-                    counts["paths only (no witness exists)"] += w.reason == mp.ONLY_PATHS
                     if w.found and not w.loss.observable:
                         raise SystemExit("a witness that is not an output event")
                 seconds.append(time.perf_counter() - t)

@@ -31,7 +31,7 @@ EVENT_BUDGET = 1_000_000      # terms carried by all the paths of one event
 
 def event_probability(m, inputs: list[Fraction | None], outputs: list, epsilon: Fraction,
                       budget: int | None = EVENT_BUDGET, meter: list[int] | None = None,
-                      limit: int = MAX_MATCHING_PATHS, **kw) -> tuple[Probability, int]:
+                      limit: int = MAX_MATCHING_PATHS, merged: bool = False, **kw) -> tuple[Probability, int]:
     """Pr[ε, outputs | inputs] and the number of paths it adds up.
 
     ``outputs`` in the parsed form of `dslc prob --outputs`
@@ -44,8 +44,9 @@ def event_probability(m, inputs: list[Fraction | None], outputs: list, epsilon: 
     more than ``budget`` terms (``meter`` counts them; ``kw`` goes to
     :func:`path_probability`)."""
     from dslc.dipa.multiprob import path_probability
-    merged, _ = merged_pieces(m)
-    paths = matching_paths(merged, inputs, outputs, limit)
+    if not merged:                  # (``merged``: the caller passes m with its pieces merged already)
+        m, _ = merged_pieces(m)
+    paths = matching_paths(m, inputs, outputs, limit)
     meter = meter if meter is not None else [0]
     start = meter[0]
     parts = []
@@ -53,7 +54,7 @@ def event_probability(m, inputs: list[Fraction | None], outputs: list, epsilon: 
         left = None if budget is None else budget - (meter[0] - start)
         if left is not None and left <= 0:
             raise TooExpensive("the output event needs more work than its budget")
-        parts.append(path_probability(merged, steps, epsilon, budget=left, meter=meter, **kw))
+        parts.append(path_probability(m, steps, epsilon, budget=left, meter=meter, **kw))
     digits = min(pr.digits for pr in parts)
     # exact sums of the Decimals (no rounding: the error bounds stay those of the parts)
     ctx = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,

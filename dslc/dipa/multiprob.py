@@ -382,8 +382,9 @@ def loss(m: MultiDiPA, alpha: list[Step], beta: list[Step], epsilon: Fraction,
     outputs = parsed_outputs(m, alpha)
     try:
         pa, paths = event_probability(mm, inputs_of(alpha), outputs, epsilon, meter=meter,
-                                      limit=MAX_EVENT_PATHS, **kw)
-        pb, _ = event_probability(mm, inputs_of(beta), outputs, epsilon, meter=meter, limit=MAX_EVENT_PATHS, **kw)
+                                      limit=MAX_EVENT_PATHS, merged=True, **kw)
+        pb, _ = event_probability(mm, inputs_of(beta), outputs, epsilon, meter=meter, limit=MAX_EVENT_PATHS,
+                                  merged=True, **kw)
     except PathTextError:                 # more paths than MAX_EVENT_PATHS
         if event_only:
             return None
@@ -816,8 +817,6 @@ NOT_FOUND = "no witness found within the work budget"
 NOT_AN_EVENT = ("no witness found: the paths of the condition's form that were tried are not determined "
                 "by their outputs, and the probabilities of their output sequences could not be summed "
                 "exactly")
-ONLY_PATHS = ("no witness exists: the violation is one of paths, not of outputs -- with the pieces of its "
-              "split branches merged (the same outputs), the automaton is private")
 SOME_NOT_EVENTS = (" (some longer instances are not determined by their outputs, and the probabilities "
                    "of their output sequences could not be summed exactly)")
 
@@ -853,12 +852,8 @@ def witness(m: MultiDiPA, violation, work: int = WITNESS_WORK) -> MultiWitness:
 
     Returns ``found=False`` with a reason when no instance with a proven loss
     above 2ε turns up within ``work`` — never an unverified claim."""
-    from dslc.dipa.multivar import PRIVATE, build_product, check_multi
+    from dslc.dipa.multivar import build_product
     out = MultiWitness(violation.kind, violation.subkind, violation.variable, False)
-    merged, _ = merged_pieces(m)
-    if merged is not m and check_multi(merged).verdict == PRIVATE:
-        out.reason = ONLY_PATHS
-        return out
     try:
         p = build_product(m)
     except Exception as exc:            # noqa: BLE001 - the checker refused it already
@@ -1122,6 +1117,6 @@ def lower_bound(m: MultiDiPA, result, work: int = LOWER_WORK) -> MultiLowerBound
 
 
 __all__ = ["Loss", "MultiLowerBound", "MultiWitness", "PathError", "Step", "TooExpensive",
-           "WitnessError", "NOT_AN_EVENT", "NOT_FOUND", "ONLY_PATHS", "check_adjacent", "loss", "lower_bound", "observable",
+           "WitnessError", "NOT_AN_EVENT", "NOT_FOUND", "check_adjacent", "loss", "lower_bound", "observable",
            "merged_pieces", "path_probability", "summable", "verify",
            "witness", "witnesses"]
