@@ -34,17 +34,13 @@ def main() -> None:
     from dslc.dipa import multiprob as mp
     from dslc.dipa.multivar import NOT_PRIVATE, PRIVATE, check_multi
     from dslc.ir.dipaut_reader import to_multi
+    from tests.dipaut_format import distinct_corpus_files
     work = args.work or mp.WITNESS_WORK
     lower_work = args.lower_work or mp.LOWER_WORK
 
-    seen: set[str] = set()
     found = total = 0
     start = time.perf_counter()
-    for f in sorted((ROOT / "tests" / "fixtures" / "dipaut").rglob("*.dipa")):
-        text = f.read_text()
-        if text in seen:
-            continue
-        seen.add(text)
+    for f, text in distinct_corpus_files(ROOT / "tests" / "fixtures" / "dipaut"):
         m = to_multi(text)
         r = check_multi(m)
         name = str(f.relative_to(ROOT / "tests" / "fixtures" / "dipaut"))

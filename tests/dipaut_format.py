@@ -375,3 +375,17 @@ def multi_to_dipaut(m) -> str | None:
             branches = [f"({' && '.join(f'insample {lit.op} {lit.var}' for lit in g)}) then {b}" for g, b in parts]
             lines.append(f"{head}: if " + " elseif ".join(branches))
     return "\n".join(lines) + "\n"
+
+
+def distinct_corpus_files(root) -> list[tuple[object, str]]:
+    """(path, text) of the `.dipa` files under ``root``, sorted, each text once (the
+    corpus repeats some files under two names)."""
+    from pathlib import Path
+    seen: set[str] = set()
+    out = []
+    for f in sorted(Path(root).rglob("*.dipa")):
+        text = f.read_text(encoding="utf-8")
+        if text not in seen:
+            seen.add(text)
+            out.append((f, text))
+    return out
